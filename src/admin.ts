@@ -1,0 +1,90 @@
+// Operator actions (spec §12): what the CLI does, as functions the tests and
+// the demo share. Each writes its audit entry like any other change.
+import { X509Certificate } from 'node:crypto';
+import type { Database } from './db/database.ts';
+import { spkiFingerprint } from './auth/certificate.ts';
+import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
+import { jsonObjectText } from './model/json.ts';
+
+export class AdminError extends Error {}
+
+async function audit(db: Database['db'], now: string, endpoint: string, action: string, recordId: number, companyId: number, message: string, newdata: string) {
+  await db.insertInto('auditlog').values({
+    asset_id: null, company_id: companyId, user_id: null, file_id: null, logdate: now, message, olddata: '{}', newdata,
+    endpoint, record_id: recordId, action, client_id: null, ip: null,
+  }).execute();
+}
+
+export async function addCompany(database: Database, name: string, parentId: number | null, clock: Clock = systemClock): Promise<number> {
+  if (!name.trim()) throw new AdminError('a company needs a name');
+  const now = formatDatetime(clock.now());
+  return database.transaction(async (db) => {
+    if (parentId !== null && !(await db.selectFrom('companies').select('id').where('id', '=', parentId).executeTakeFirst())) {
+      throw new AdminError(`company ${parentId} does not exist`);
+    }
+    const row = await db.insertInto('companies').values({ name, created: now, modified: now, parent_id: parentId })
+      .returning('id').executeTakeFirstOrThrow();
+    const id = Number(row.id);
+    await audit(db, now, 'companies', 'create', id, id, `Created companies record ${id}`,
+      jsonObjectText([['name', JSON.stringify(name)], ['parent_id', String(parentId)]]));
+    return id;
+  });
+}
+
+export interface ClientInfo {
+  readonly id: number;
+  readonly companyId: number;
+  readonly name: string;
+  readonly fingerprint: string;
+  readonly impersonation: boolean;
+  readonly created: string;
+  readonly revoked: string | null;
+}
+
+export async function addClient(database: Database, o: { companyId: number; certPem: string; name?: string; impersonation?: boolean },
+  clock: Clock = systemClock): Promise<ClientInfo> {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(o.certPem);
+  } catch {
+    throw new AdminError('the file does not hold a PEM certificate');
+  }
+  const fingerprint = spkiFingerprint(cert);
+  const name = o.name ?? cert.subject.replace(/^CN=/, '');
+  const now = formatDatetime(clock.now());
+  return database.transaction(async (db) => {
+    if (!(await db.selectFrom('companies').select('id').where('id', '=', o.companyId).executeTakeFirst())) {
+      throw new AdminError(`company ${o.companyId} does not exist`);
+    }
+    if (await db.selectFrom('clients').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst()) {
+      throw new AdminError(`a certificate with fingerprint ${fingerprint} is already registered`);
+    }
+    const row = await db.insertInto('clients').values({
+      company_id: o.companyId, name, fingerprint, impersonation: o.impersonation ? 1 : 0, created: now, revoked: null,
+    }).returning('id').executeTakeFirstOrThrow();
+    const id = Number(row.id);
+    await audit(db, now, 'clients', 'create', id, o.companyId, `Registered certificate ${id}`,
+      jsonObjectText([['fingerprint', JSON.stringify(fingerprint)], ['impersonation', o.impersonation ? '1' : '0']]));
+    return { id, companyId: o.companyId, name, fingerprint, impersonation: !!o.impersonation, created: now, revoked: null };
+  });
+}
+
+export async function listClients(database: Database): Promise<ClientInfo[]> {
+  const rows = await database.db.selectFrom('clients').selectAll().orderBy('id').execute();
+  return rows.map((r) => ({
+    id: Number(r.id), companyId: Number(r.company_id), name: r.name, fingerprint: r.fingerprint,
+    impersonation: r.impersonation === 1, created: r.created, revoked: r.revoked,
+  }));
+}
+
+export async function revokeClient(database: Database, id: number, clock: Clock = systemClock): Promise<void> {
+  const now = formatDatetime(clock.now());
+  await database.transaction(async (db) => {
+    const client = await db.selectFrom('clients').select(['company_id', 'revoked']).where('id', '=', id).executeTakeFirst();
+    if (!client) throw new AdminError(`certificate ${id} does not exist`);
+    if (client.revoked) throw new AdminError(`certificate ${id} was already revoked on ${client.revoked}`);
+    await db.updateTable('clients').set({ revoked: now }).where('id', '=', id).execute();
+    await audit(db, now, 'clients', 'update', id, Number(client.company_id), `Revoked certificate ${id}`,
+      jsonObjectText([['revoked', JSON.stringify(now)]]));
+  });
+}

@@ -1,0 +1,87 @@
+// The environment, read once into a frozen, typed Config. Every problem is
+// reported at once. The only module that reads process.env.
+import { resolve } from 'node:path';
+
+export interface Config {
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly host: string;
+  readonly port: number;
+  readonly baseUrl: string;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsKeyFile: string | undefined;
+  /** Plain-HTTP listener for a TLS-terminating proxy; null unless both proxy settings are given. */
+  readonly proxy: { readonly trusted: readonly string[]; readonly header: string; readonly port: number } | null;
+  readonly bodyMaxBytes: number;
+  readonly uploadMaxBytes: number;
+  readonly pageSize: number;
+  readonly logLevel: string;
+  readonly dbPoolSize: number;
+  readonly reminderIntervalMs: number;
+  readonly loginFailuresPerHour: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const int = (name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
+    const v = str(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n < min || n > max) { problems.push(`${name} must be an integer from ${min} to ${max} (got "${v}")`); return fallback; }
+    return n;
+  };
+  const duration = (name: string, fallback: number): number => {
+    const v = str(name);
+    if (v === undefined) return fallback;
+    const m = DURATION.exec(v);
+    if (!m || Number(m[1]) <= 0) { problems.push(`${name} must be a duration such as 30s, 15m or 1h (got "${v}")`); return fallback; }
+    return Number(m[1]) * UNIT_MS[m[2] ?? 's']!;
+  };
+
+  const port = int('PORT', 8443, 0, 65535);
+  const databaseUrl = str('DATABASE_URL');
+  if (databaseUrl && !/^(postgres(ql)?:\/\/|sqlite:)/.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// (or sqlite:<file>)');
+  const tlsCertFile = str('TLS_CERT_FILE');
+  const tlsKeyFile = str('TLS_KEY_FILE');
+  if (!tlsCertFile !== !tlsKeyFile) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  const trusted = (str('TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const t of trusted) if (!/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(t)) problems.push(`TRUSTED_PROXIES entry "${t}" is not an IP address or CIDR`);
+  const header = str('CLIENT_CERT_HEADER');
+  if ((trusted.length > 0) !== !!header) problems.push('TRUSTED_PROXIES and CLIENT_CERT_HEADER must be set together');
+  const proxyPort = int('HTTP_PORT', 8080, 0, 65535);
+  const logLevel = str('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const baseUrl = (str('BASE_URL') ?? `https://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(baseUrl)) problems.push('BASE_URL must be an absolute http(s) URL');
+
+  const config: Config = {
+    dataDir: resolve(str('DATA_DIR') ?? './data'),
+    databaseUrl,
+    host: str('HOST') ?? '0.0.0.0',
+    port,
+    baseUrl,
+    tlsCertFile,
+    tlsKeyFile,
+    proxy: trusted.length > 0 && header ? { trusted, header: header.toLowerCase(), port: proxyPort } : null,
+    bodyMaxBytes: int('BODY_MAX_BYTES', 1024 * 1024),
+    uploadMaxBytes: int('UPLOAD_MAX_BYTES', 25 * 1024 * 1024),
+    pageSize: int('PAGE_SIZE', 30, 1, 10_000),
+    logLevel,
+    dbPoolSize: int('DB_POOL_SIZE', 10, 1, 1000),
+    reminderIntervalMs: duration('REMINDER_INTERVAL', 3_600_000),
+    loginFailuresPerHour: int('LOGIN_FAILURES_PER_HOUR', 100),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,30 @@
+// Where SQLite and PostgreSQL differ, and nowhere else. Every piece of dialect-
+// specific SQL the engine needs is a hook here; callers never branch on the engine.
+import type { RawBuilder } from 'kysely';
+
+export type Sql = RawBuilder<unknown>;
+
+/** A value inside a JSON column, normalised so both engines answer alike. */
+export interface JsonAccess {
+  /** 'null' | 'number' | 'string' | 'boolean' | 'container'; SQL NULL when the key is missing. */
+  readonly kind: Sql;
+  /** Strings unquoted, other scalars as written, containers as JSON text; NULL for null/missing. */
+  readonly text: Sql;
+  /** The number, only where kind = 'number'. */
+  readonly number: Sql;
+}
+
+export interface SqlDialect {
+  readonly kind: 'sqlite' | 'postgres';
+  json(column: Sql, keys: readonly string[]): JsonAccess;
+  /** Any scalar as text that compares by bytes. */
+  text(expr: Sql): Sql;
+  /** Byte-order comparison of an already textual expression. */
+  bytewise(expr: Sql): Sql;
+  /** Case-insensitive (ASCII only) LIKE with `\` as the escape character. */
+  like(expr: Sql, pattern: string): Sql;
+  /** Row lock for the matched records of a write (`t` is the main table's alias). */
+  readonly lockMatched: Sql;
+  isUniqueViolation(error: unknown): boolean;
+  isForeignKeyViolation(error: unknown): boolean;
+}

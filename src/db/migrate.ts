@@ -1,0 +1,20 @@
+// Forward-only migrations, applied at start-up and by `asset-tracker migrate`.
+// Kysely's migrator holds a lock while it migrates (an advisory lock on
+// PostgreSQL, the single writer on SQLite), so several instances may start at
+// once; a loser of the race to create the bookkeeping tables simply retries.
+import { type Kysely, type Migration, Migrator } from 'kysely';
+import * as initial from './migrations/0001_initial.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+export async function migrate(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  for (let attempt = 1; ; attempt++) {
+    const { error, results = [] } = await migrator.migrateToLatest();
+    if (!error) return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (attempt >= 5) throw error;
+    await new Promise((r) => setTimeout(r, 50 * attempt));
+  }
+}

@@ -1,0 +1,62 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDialect, sql } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Sql, SqlDialect } from './dialect.ts';
+
+const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
+
+export const sqliteHooks: SqlDialect = {
+  kind: 'sqlite',
+  json(column, keys) {
+    const path = pathOf(keys);
+    const type = sql`json_type(${column}, ${path})`;
+    return {
+      kind: sql`(CASE ${type} WHEN 'integer' THEN 'number' WHEN 'real' THEN 'number' WHEN 'text' THEN 'string'
+        WHEN 'true' THEN 'boolean' WHEN 'false' THEN 'boolean' WHEN 'null' THEN 'null'
+        WHEN 'object' THEN 'container' WHEN 'array' THEN 'container' END)`,
+      text: sql`(CASE ${type} WHEN 'text' THEN json_extract(${column}, ${path}) WHEN 'null' THEN NULL ELSE (${column} -> ${path}) END)`,
+      number: sql`(CASE WHEN ${type} IN ('integer', 'real') THEN json_extract(${column}, ${path}) END)`,
+    };
+  },
+  text: (expr) => sql`CAST(${expr} AS TEXT)`,
+  bytewise: (expr) => expr,
+  like: (expr, pattern) => sql`(${expr} LIKE ${pattern} ESCAPE '\\')`,
+  lockMatched: sql``,
+  isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  isForeignKeyViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+};
+
+function errorCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
+}
+
+/**
+ * Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11).
+ * Kysely prepares a statement for every query; better-sqlite3 statements are
+ * reusable, so prepared statements are cached by their SQL text.
+ */
+export function openSqlite(file: string): { dialect: SqliteDialect; raw: BetterSqlite3.Database } {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const database = {
+    close: () => raw.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (!stmt) {
+        stmt = raw.prepare(text);
+        if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
+  return { dialect: new SqliteDialect({ database }), raw };
+}
+
+export type { Sql };

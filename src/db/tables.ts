@@ -1,0 +1,66 @@
+// Column types of the tables typed code touches directly (auth, CLI, jobs).
+// Resource tables are reached through their definitions and the generic engine.
+import type { Generated } from 'kysely';
+
+export interface ClientsTable {
+  id: Generated<number>;
+  company_id: number;
+  name: string;
+  fingerprint: string;
+  impersonation: number;
+  created: string;
+  revoked: string | null;
+}
+
+export interface CompaniesTable {
+  id: Generated<number>;
+  name: string;
+  created: string;
+  logo: string | null;
+  subdomain: string | null;
+  styles: string | null;
+  data: string | null;
+  parent_id: number | null;
+  modified: string;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  email_confirmed: number;
+  password_last_changed: string | null;
+  permissions: string | null;
+  company_id: number;
+  reminders: number;
+  data: string | null;
+  modified: string;
+  password_hash: string | null;
+}
+
+export interface AuditlogTable {
+  id: Generated<number>;
+  asset_id: number | null;
+  company_id: number | null;
+  user_id: number | null;
+  file_id: number | null;
+  logdate: string;
+  message: string;
+  olddata: string;
+  newdata: string;
+  endpoint: string;
+  record_id: number | null;
+  action: string;
+  client_id: number | null;
+  ip: string | null;
+}
+
+export interface Tables {
+  clients: ClientsTable;
+  companies: CompaniesTable;
+  users: UsersTable;
+  auditlog: AuditlogTable;
+}

@@ -1,0 +1,80 @@
+// An endpoint answers the verbs it supports; resource endpoints get their
+// handlers from the generic engine. Nothing here knows about HTTP.
+import type { Readable } from 'node:stream';
+import type { JsonValue } from '../model/json.ts';
+import type { Level, Verb } from '../model/types.ts';
+import { bodyObjects } from './body.ts';
+import type { Ctx } from './context.ts';
+import { listRecords } from './list.ts';
+import { parseQuery } from './query.ts';
+import type { Resource } from './resource.ts';
+import { createRecords, deleteRecords, updateRecords } from './write.ts';
+
+export interface Call {
+  readonly ctx: Ctx;
+  readonly verb: Verb;
+  /** Raw path segments after the endpoint name. */
+  readonly segments: readonly string[];
+  readonly orderHeader: string | undefined;
+  /** The parsed JSON body (undefined when empty); throws `malformed_json`. Read it after the filters. */
+  json(): JsonValue | undefined;
+  /** The unread request body, for endpoints that stream it. */
+  readonly stream: Readable;
+}
+
+export interface Pagination { readonly total_pages: number; readonly total_records: number }
+
+export interface Reply {
+  readonly status?: number;
+  /** The `response` member as JSON text. */
+  readonly response: string;
+  readonly pagination?: Pagination;
+}
+
+export type Handler = (call: Call) => Promise<Reply>;
+
+export interface Endpoint {
+  readonly name: string;
+  readonly handlers: Partial<Record<Verb, Handler>>;
+  /** Least session level per verb; 'self' endpoints decide inside the handler. */
+  readonly access: Partial<Record<Verb, Level>>;
+  /** The body is streamed by the handler instead of read (and size-limited) up front. */
+  readonly streamsBody?: boolean;
+  /** Answers without a session check (login). */
+  readonly sessionless?: boolean;
+}
+
+export const counts = (a: string, an: number, b: string, bn: number) => `{${JSON.stringify(a)}:${an},${JSON.stringify(b)}:${bn}}`;
+
+/** The PUT reply: 201 with the new ids. */
+export const created = (ids: readonly number[]): Reply =>
+  ({ status: 201, response: `{"records_inserted":${ids.length},"ids":[${ids.join(',')}]}` });
+
+export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, Handler>> = {}): Endpoint {
+  const { def } = res;
+  const query = (c: Call) => parseQuery(def, c.verb, c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
+  const generic: Record<Verb, Handler> = {
+    async GET(c) {
+      const page = await listRecords(c.ctx, def, query(c));
+      const pages = Math.ceil(page.total / c.ctx.limits.pageSize);
+      return { response: `[${page.records.join(',')}]`, pagination: { total_pages: pages, total_records: page.total } };
+    },
+    async POST(c) {
+      const q = query(c);
+      const [body] = bodyObjects(c.json(), 'POST');
+      const r = await updateRecords(c.ctx, res, q, body!);
+      return { response: counts('records_updated', r.updated, 'records_found', r.found) };
+    },
+    async PUT(c) {
+      query(c);
+      return created(await createRecords(c.ctx, res, bodyObjects(c.json(), 'PUT')));
+    },
+    async DELETE(c) {
+      const r = await deleteRecords(c.ctx, res, query(c));
+      return { response: counts('records_deleted', r.deleted, 'records_found', r.found) };
+    },
+  };
+  const handlers: Partial<Record<Verb, Handler>> = {};
+  for (const verb of def.verbs) handlers[verb] = overrides[verb] ?? generic[verb];
+  return { name: def.name, handlers, access: def.access };
+}

@@ -1,0 +1,38 @@
+// From the raw filter segments and order header of a request to a typed query.
+import { type Condition, typeCondition } from '../filter/compile.ts';
+import { type OrderTerm, parseOrder } from '../filter/order.ts';
+import { parseSegment } from '../filter/parse.ts';
+import { resolveField } from '../filter/resolve.ts';
+import { invalidFilter } from '../errors.ts';
+import type { Lookup, ResourceDef, Verb } from '../model/types.ts';
+import type { Limits } from './context.ts';
+
+export interface Query {
+  readonly conditions: readonly Condition[];
+  readonly order: readonly OrderTerm[];
+  readonly page: number;
+}
+
+const PAGE = /^[1-9]\d*$/;
+
+export function parseQuery(def: ResourceDef, verb: Verb, segments: readonly string[], orderHeader: string | undefined,
+  lookup: Lookup, limits: Limits): Query {
+  if (segments.length > limits.maxFilters) throw invalidFilter(segments[limits.maxFilters]!);
+  if (verb === 'PUT' && segments.length > 0) throw invalidFilter(segments[0]!);
+  const conditions: Condition[] = [];
+  let page: number | null = null;
+  for (const raw of segments) {
+    const segment = parseSegment(raw);
+    if (segment.field === 'page') {
+      if (page !== null || segment.op !== '=' || segment.value === null || !PAGE.test(segment.value)
+        || !Number.isSafeInteger(Number(segment.value))) throw invalidFilter(raw);
+      page = Number(segment.value);
+      continue;
+    }
+    const ref = resolveField(def, segment.field, lookup);
+    if (!ref) throw invalidFilter(raw);
+    conditions.push(typeCondition(segment, ref));
+  }
+  const order = verb === 'GET' ? parseOrder(def, orderHeader, lookup) : [];
+  return { conditions, order, page: page ?? 1 };
+}

@@ -1,0 +1,36 @@
+// A resource is its definition plus small hooks for the behaviour that is its
+// own (queue release, check-date advance); the engine does everything else.
+import type { Db } from '../db/database.ts';
+import type { ResourceDef, Row } from '../model/types.ts';
+import type { AuditEntry } from './audit.ts';
+import type { Ctx } from './context.ts';
+
+/** One write transaction in progress. */
+export interface WriteTx {
+  readonly ctx: Ctx;
+  readonly db: Db;
+  /** The request's time, as stored datetimes and dates. */
+  readonly now: string;
+  readonly today: string;
+  /** A record of `def` in the caller's scope, or null. */
+  find(def: ResourceDef, id: number): Promise<Row | null>;
+  /** Creates a record of another resource in this transaction (checked, audited); returns its id. */
+  create(resource: string, values: Row): Promise<number>;
+  audit(entry: AuditEntry): void;
+}
+
+export interface Hooks {
+  /** May fill in or refuse a new record before its references are checked. */
+  beforeCreate?(tx: WriteTx, record: Row): Promise<void> | void;
+  /** May adjust `changes` (or refuse) for one matched record. */
+  beforeUpdate?(tx: WriteTx, old: Row, changes: Row): Promise<void> | void;
+  /** Runs after a record changed; `next` is the stored record now. */
+  afterUpdate?(tx: WriteTx, old: Row, next: Row): Promise<void> | void;
+  /** May refuse deleting the matched records. */
+  beforeDelete?(tx: WriteTx, rows: readonly Row[]): Promise<void> | void;
+}
+
+export interface Resource {
+  readonly def: ResourceDef;
+  readonly hooks?: Hooks;
+}

@@ -1,0 +1,103 @@
+// Typed filter conditions and their SQL. Values are always bound parameters;
+// operators come from a fixed table. NULL semantics (spec §4.1): `!v` also matches
+// NULL and missing JSON keys, every other operator never matches NULL.
+import { sql } from 'kysely';
+import type { Sql, SqlDialect } from '../db/dialect.ts';
+import { invalidFilter } from '../errors.ts';
+import { addDays, isDate, isDatetime } from '../model/dates.ts';
+import type { FilterSegment, Operator } from './parse.ts';
+import type { FieldRef } from './resolve.ts';
+
+export type Typed =
+  | { readonly kind: 'null' }
+  | { readonly kind: 'scalar'; readonly value: string | number }
+  /** A date-only value against a datetime field: compares the date part. */
+  | { readonly kind: 'day'; readonly day: string; readonly next: string }
+  | { readonly kind: 'contains'; readonly pattern: string }
+  | { readonly kind: 'json'; readonly text: string; readonly number: number | null };
+
+export interface Condition {
+  readonly segment: FilterSegment;
+  readonly ref: FieldRef;
+  readonly value: Typed;
+}
+
+const INTEGER = /^-?\d+$/;
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** Checks the value against the field's type (spec §4.1 "Typing"). */
+export function typeCondition(segment: FilterSegment, ref: FieldRef): Condition {
+  const { op, value } = segment;
+  const make = (v: Typed): Condition => ({ segment, ref, value: v });
+  if (value === null) {
+    if (op !== '=' && op !== '!') throw invalidFilter(segment.raw);
+    return make({ kind: 'null' });
+  }
+  if (op === '~') return make({ kind: 'contains', pattern: `%${value.replace(/[\\%_]/g, '\\$&')}%` });
+  if (ref.keys.length > 0) {
+    return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? Number(value) : null });
+  }
+  switch (ref.field.type) {
+    case 'int':
+    case 'bool': {
+      const n = Number(value);
+      if (!INTEGER.test(value) || !Number.isSafeInteger(n)) throw invalidFilter(segment.raw);
+      return make({ kind: 'scalar', value: n });
+    }
+    case 'date':
+      if (!isDate(value)) throw invalidFilter(segment.raw);
+      return make({ kind: 'scalar', value });
+    case 'datetime':
+      if (isDate(value)) return make({ kind: 'day', day: value, next: addDays(value, 1) });
+      if (!isDatetime(value)) throw invalidFilter(segment.raw);
+      return make({ kind: 'scalar', value });
+    case 'json':
+      return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? Number(value) : null });
+    case 'string':
+      return make({ kind: 'scalar', value });
+  }
+}
+
+const SQL_OP: Readonly<Record<Operator, string>> = { '=': '=', '>': '>', '<': '<', '+': '>=', '-': '<=', '!': '<>', '~': 'LIKE' };
+
+const cmp = (expr: Sql, op: Operator, v: unknown): Sql => sql`(${expr} ${sql.raw(SQL_OP[op])} ${v})`;
+
+/** SQL for one condition; `expr` is the field's column or computed expression. */
+export function compileCondition(c: Condition, expr: Sql, hooks: SqlDialect): Sql {
+  if (c.ref.keys.length > 0 || c.ref.field.type === 'json') return compileJson(c, hooks.json(expr, c.ref.keys), hooks);
+  const { op } = c.segment;
+  const v = c.value;
+  switch (v.kind) {
+    case 'null':
+      return op === '=' ? sql`(${expr} IS NULL)` : sql`(${expr} IS NOT NULL)`;
+    case 'contains':
+      return hooks.like(c.ref.field.type === 'string' ? expr : hooks.text(expr), v.pattern);
+    case 'scalar':
+      return op === '!' ? sql`(${expr} IS NULL OR ${expr} <> ${v.value})` : cmp(expr, op, v.value);
+    case 'day': {
+      const onDay = sql`(${expr} >= ${v.day} AND ${expr} < ${v.next})`;
+      const byOp: Readonly<Record<Operator, Sql>> = {
+        '=': onDay, '!': sql`(${expr} IS NULL OR NOT ${onDay})`, '>': sql`(${expr} >= ${v.next})`,
+        '<': sql`(${expr} < ${v.day})`, '+': sql`(${expr} >= ${v.day})`, '-': sql`(${expr} < ${v.next})`, '~': onDay,
+      };
+      return byOp[op];
+    }
+    case 'json':
+      throw new Error('unreachable: JSON value on a plain field');
+  }
+}
+
+function compileJson(c: Condition, j: ReturnType<SqlDialect['json']>, hooks: SqlDialect): Sql {
+  const { op } = c.segment;
+  const v = c.value;
+  const missing = sql`(${j.kind} IS NULL OR ${j.kind} = 'null')`;
+  if (v.kind === 'null') return op === '=' ? missing : sql`(NOT ${missing})`;
+  if (v.kind === 'contains') return hooks.like(j.text, v.pattern);
+  if (v.kind !== 'json') throw new Error('unreachable: plain value on a JSON path');
+  const compare = (o: Operator): Sql => {
+    const asText = sql`(${j.kind} IN ('string', 'boolean') AND ${cmp(j.text, o, v.text)})`;
+    return v.number === null ? asText : sql`((${j.kind} = 'number' AND ${cmp(j.number, o, v.number)}) OR ${asText})`;
+  };
+  if (op === '!') return sql`(${missing} OR (${j.kind} <> 'container' AND NOT ${compare('=')}))`;
+  return compare(op);
+}

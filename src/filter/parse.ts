@@ -1,0 +1,72 @@
+// Filter segments are read from the raw request path, one segment at a time
+// (spec §4.1). Pure: no SQL, no HTTP.
+import { invalidFilter } from '../errors.ts';
+
+export type Operator = '=' | '>' | '<' | '!' | '~' | '+' | '-';
+
+export interface FilterSegment {
+  /** The segment exactly as sent: every error message quotes it. */
+  readonly raw: string;
+  readonly field: string;
+  readonly op: Operator;
+  /** Decoded value; null for `<NULL>`. */
+  readonly value: string | null;
+}
+
+const OPERATORS = new Set<number>([...'=><!~+-'].map((c) => c.charCodeAt(0)));
+/** Operators that take a raw `=` as a second character: `!=`, `+=`, `>=`, `-=`, `<=`. */
+const ALIASED = new Set<number>([...'!+>-<'].map((c) => c.charCodeAt(0)));
+const TWO_CHARACTER: Partial<Record<Operator, Operator>> = { '>': '+', '<': '-' };
+const EQUALS = 0x3d;
+const PLUS = 0x2b;
+
+interface Unit { readonly byte: number; readonly escaped: boolean }
+
+function units(raw: string): Unit[] | null {
+  const out: Unit[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25) {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) return null;
+      out.push({ byte: parseInt(hex, 16), escaped: true });
+      i += 2;
+    } else if (c < 0x100) {
+      out.push({ byte: c, escaped: false });
+    } else {
+      for (const b of Buffer.from(raw[i] ?? '', 'utf8')) out.push({ byte: b, escaped: false });
+    }
+  }
+  return out;
+}
+
+const isFieldByte = (b: number) =>
+  (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x5f || b === 0x24 || b === 0x2e;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Splits one raw segment into field, operator and value, or throws `invalid_filter`. */
+export function parseSegment(raw: string): FilterSegment {
+  const u = units(raw);
+  if (!u) throw invalidFilter(raw);
+  let i = 0;
+  while (i < u.length && isFieldByte(u[i]!.byte)) i++;
+  const opUnit = u[i];
+  if (i === 0 || !opUnit || !OPERATORS.has(opUnit.byte)) throw invalidFilter(raw);
+  const field = String.fromCharCode(...u.slice(0, i).map((x) => x.byte));
+  let op = String.fromCharCode(opUnit.byte) as Operator;
+  i++;
+  const next = u[i];
+  if (ALIASED.has(opUnit.byte) && next && next.byte === EQUALS && !next.escaped) {
+    i++;
+    op = TWO_CHARACTER[op] ?? op;
+  }
+  const bytes = u.slice(i).map((x) => (x.byte === PLUS && !x.escaped ? 0x20 : x.byte));
+  let value: string;
+  try {
+    value = utf8.decode(Uint8Array.from(bytes));
+  } catch {
+    throw invalidFilter(raw);
+  }
+  return { raw, field, op, value: value === '<NULL>' ? null : value };
+}

@@ -1,0 +1,91 @@
+// One request, forward through the checks in the contract's order (spec §1):
+// certificate (401) → version/endpoint (404) → verb (405) → session (401) →
+// access level (403) → body size (413) → filters, ordering, body (400, in the
+// endpoint) → state and references (409).
+import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { authenticate } from '../auth/authenticate.ts';
+import { presented, type ProxySettings } from '../auth/transport.ts';
+import type { Database } from '../db/database.ts';
+import type { Limits, Registry } from '../engine/context.ts';
+import type { Call, Endpoint } from '../engine/endpoint.ts';
+import { ApiError, internal, methodNotAllowed, noEndpoint, noVersion, tooLong } from '../errors.ts';
+import type { Clock } from '../model/dates.ts';
+import type { JsonValue } from '../model/json.ts';
+import type { Principal } from '../model/principal.ts';
+import type { Verb } from '../model/types.ts';
+import { parseBody, readBody } from './body.ts';
+import { errorBody, type RequestBlock, successBody } from './envelope.ts';
+import { splitPath } from './path.ts';
+
+export const API_VERSION = '3.0';
+const MAX_URL = 8192;
+const VERBS: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'];
+
+/** Sessions and access levels (impersonation mode); absent, every call is basic mode. */
+export interface Impersonation {
+  /** The principal to act as: the certificate's, or its session user's (throws bad_session). */
+  resolve(principal: Principal, authorization: string | undefined, now: Date): Promise<Principal>;
+  /** Throws `forbidden` when the principal's level may not use the verb. */
+  authorize(endpoint: Endpoint, verb: Verb, principal: Principal): void;
+}
+
+export interface ApiDeps {
+  readonly database: Database;
+  readonly registry: Registry;
+  readonly endpoints: ReadonlyMap<string, Endpoint>;
+  readonly clock: Clock;
+  readonly limits: Limits;
+  readonly baseUrl: string;
+  readonly bodyMaxBytes: number;
+  readonly proxy: ProxySettings | null;
+  readonly impersonation?: Impersonation;
+}
+
+export interface ApiResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+const allowed = (e: Endpoint) => VERBS.filter((v) => e.handlers[v as Verb]).flatMap((v) => (v === 'GET' ? ['GET', 'HEAD'] : [v]));
+
+export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: FastifyBaseLogger, requestId: string): Promise<ApiResult> {
+  const now = deps.clock.now();
+  const path = splitPath(req.url ?? '/');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const block: { -readonly [K in keyof RequestBlock]: RequestBlock[K] } = {
+    url: path.raw, endpoint: path.endpoint, version: path.version, method, timestamp: Math.floor(now.getTime() / 1000), session: null,
+  };
+  try {
+    const { identity, ip } = presented(req, deps.proxy);
+    let principal = await authenticate(deps.database.db, identity, now);
+    if (path.raw.length > MAX_URL) throw tooLong();
+    if (path.version !== API_VERSION) throw noVersion(path.version);
+    const endpoint = deps.endpoints.get(path.endpoint);
+    if (!endpoint) throw noEndpoint(path.endpoint);
+    const verb = (method === 'HEAD' ? 'GET' : method) as Verb;
+    const handler = VERBS.includes(verb) ? endpoint.handlers[verb] : undefined;
+    if (!handler) throw methodNotAllowed(method, endpoint.name, allowed(endpoint));
+    if (deps.impersonation && !endpoint.sessionless) {
+      principal = await deps.impersonation.resolve(principal, req.headers.authorization, now);
+      block.session = principal.session;
+      deps.impersonation.authorize(endpoint, verb, principal);
+    }
+    const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')
+      ? await readBody(req, req.headers['content-length'], deps.bodyMaxBytes) : Buffer.alloc(0);
+    const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');
+    let parsed: { value: JsonValue | undefined } | null = null;
+    const call: Call = {
+      ctx: { database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl, principal, ip },
+      verb, segments: path.segments, orderHeader, stream: req,
+      json: () => (parsed ??= { value: parseBody(raw) }).value,
+    };
+    const reply = await handler(call);
+    return { status: reply.status ?? 200, headers: {}, body: successBody(block, reply.response, reply.pagination) };
+  } catch (e) {
+    const error = e instanceof ApiError ? e : internal(requestId);
+    if (!(e instanceof ApiError)) log.error({ err: e, reference: requestId }, 'request failed');
+    return { status: error.status, headers: error.headers, body: errorBody(block, error) };
+  }
+}

@@ -1,0 +1,50 @@
+// Dates are `YYYY-MM-DD` and datetimes `YYYY-MM-DD HH:MM:SS`, always UTC.
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/** A real calendar date in `YYYY-MM-DD` form. */
+export function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return y >= 1 && t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+export function isDatetime(s: string): boolean {
+  const m = DATETIME.exec(s);
+  return !!m && isDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+export function formatDate(t: Date): string {
+  return `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}`;
+}
+
+export function formatDatetime(t: Date): string {
+  return `${formatDate(t)} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
+}
+
+const parseDate = (s: string) => new Date(`${s}T00:00:00Z`);
+
+export function addDays(date: string, days: number): string {
+  const t = parseDate(date);
+  t.setUTCDate(t.getUTCDate() + days);
+  return formatDate(t);
+}
+
+/** `date` plus whole months, the day clamped to the target month's end (Jan 31 + 1 → Feb 28/29). */
+export function addMonths(date: string, months: number): string {
+  const t = parseDate(date);
+  const day = t.getUTCDate();
+  const first = new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + months, 1));
+  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  first.setUTCDate(Math.min(day, last));
+  return formatDate(first);
+}
+
+/** The injectable source of "now" (tests move it; the server uses the system clock). */
+export interface Clock { now(): Date }
+export const systemClock: Clock = { now: () => new Date() };

@@ -1,0 +1,181 @@
+// An order-preserving JSON reader. `JSON.parse` moves integer-like keys to the
+// front of an object and rounds long numbers; dynamic JSON (`data`, `styles`) must
+// come back with its keys in the order written and its numbers as written, on both
+// databases. So request bodies are read into this small tree instead, and dynamic
+// values are stored as the canonical (minified) text of that tree.
+
+export class JsonNumber {
+  constructor(readonly text: string) {}
+  get value(): number { return Number(this.text); }
+}
+
+export class JsonObject {
+  readonly entries = new Map<string, JsonValue>();
+}
+
+export type JsonValue = null | boolean | string | JsonNumber | JsonValue[] | JsonObject;
+
+export class JsonSyntaxError extends Error {}
+
+const MAX_NESTING = 256;
+
+export function parseJson(text: string): JsonValue {
+  const p = new Parser(text);
+  p.space();
+  const v = p.value(0);
+  p.space();
+  if (p.i < text.length) p.fail();
+  return v;
+}
+
+class Parser {
+  i = 0;
+  constructor(private readonly s: string) {}
+
+  fail(what?: string): never {
+    if (what) throw new JsonSyntaxError(`${what} at position ${this.i}`);
+    if (this.i >= this.s.length) throw new JsonSyntaxError('unexpected end of input');
+    throw new JsonSyntaxError(`unexpected character ${JSON.stringify(this.s[this.i])} at position ${this.i}`);
+  }
+
+  space(): void {
+    for (let c = this.s.charCodeAt(this.i); c === 32 || c === 9 || c === 10 || c === 13; c = this.s.charCodeAt(++this.i));
+  }
+
+  value(depth: number): JsonValue {
+    const c = this.s[this.i];
+    if (c === '{') return this.object(depth + 1);
+    if (c === '[') return this.array(depth + 1);
+    if (c === '"') return this.string();
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
+    for (const [word, v] of LITERALS) {
+      if (this.s.startsWith(word, this.i)) { this.i += word.length; return v; }
+    }
+    return this.fail();
+  }
+
+  object(depth: number): JsonObject {
+    if (depth > MAX_NESTING) this.fail('nesting too deep');
+    const o = new JsonObject();
+    this.i++;
+    this.space();
+    if (this.s[this.i] === '}') { this.i++; return o; }
+    for (;;) {
+      if (this.s[this.i] !== '"') this.fail();
+      const key = this.string();
+      this.space();
+      if (this.s[this.i] !== ':') this.fail();
+      this.i++;
+      this.space();
+      const v = this.value(depth);
+      o.entries.delete(key); // the last duplicate wins, at its own position
+      o.entries.set(key, v);
+      this.space();
+      const c = this.s[this.i++];
+      if (c === '}') return o;
+      if (c !== ',') { this.i--; this.fail(); }
+      this.space();
+    }
+  }
+
+  array(depth: number): JsonValue[] {
+    if (depth > MAX_NESTING) this.fail('nesting too deep');
+    const a: JsonValue[] = [];
+    this.i++;
+    this.space();
+    if (this.s[this.i] === ']') { this.i++; return a; }
+    for (;;) {
+      a.push(this.value(depth));
+      this.space();
+      const c = this.s[this.i++];
+      if (c === ']') return a;
+      if (c !== ',') { this.i--; this.fail(); }
+      this.space();
+    }
+  }
+
+  number(): JsonNumber {
+    const m = NUMBER.exec(this.s.slice(this.i, this.i + 400));
+    if (!m) this.fail();
+    this.i += m[0].length;
+    return new JsonNumber(m[0]);
+  }
+
+  string(): string {
+    const start = ++this.i;
+    const end = this.s.indexOf('"', start);
+    const chunk = end < 0 ? '' : this.s.slice(start, end);
+    if (end >= 0 && !chunk.includes('\\') && !CONTROL.test(chunk)) { this.i = end + 1; return chunk; }
+    let out = '';
+    for (;;) {
+      const c = this.s.charCodeAt(this.i);
+      if (Number.isNaN(c)) this.fail();
+      if (c === 34) { this.i++; return out; }
+      if (c < 0x20) this.fail();
+      if (c !== 92) { out += this.s[this.i++]; continue; }
+      const e = this.s[this.i + 1];
+      const simple = e === undefined ? undefined : ESCAPES[e];
+      if (simple !== undefined) { out += simple; this.i += 2; continue; }
+      if (e !== 'u') { this.i++; this.fail(); }
+      out += this.unicodeEscape();
+    }
+  }
+
+  unicodeEscape(): string {
+    const hex = (at: number) => (/^[0-9a-fA-F]{4}$/.test(this.s.slice(at, at + 4)) ? parseInt(this.s.slice(at, at + 4), 16) : -1);
+    const u = hex(this.i + 2);
+    if (u < 0) this.fail('invalid unicode escape');
+    if (u >= 0xdc00 && u <= 0xdfff) this.fail('invalid unicode escape');
+    if (u < 0xd800 || u > 0xdbff) { this.i += 6; return String.fromCharCode(u); }
+    const low = this.s.startsWith('\\u', this.i + 6) ? hex(this.i + 8) : -1;
+    if (low < 0xdc00 || low > 0xdfff) this.fail('invalid unicode escape');
+    this.i += 12;
+    return String.fromCharCode(u, low);
+  }
+}
+
+const LITERALS: readonly (readonly [string, JsonValue])[] = [['true', true], ['false', false], ['null', null]];
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f]/;
+const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** Canonical minified text of a value: keys in written order, numbers as written. */
+export function stringifyJson(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof JsonNumber) return v.text;
+  if (Array.isArray(v)) return `[${v.map(stringifyJson).join(',')}]`;
+  let out = '';
+  for (const [k, x] of v.entries) out += `${out ? ',' : ''}${JSON.stringify(k)}:${stringifyJson(x)}`;
+  return `{${out}}`;
+}
+
+/** Nesting depth: 0 for a scalar, 1 for a flat object or array. */
+export function jsonDepth(v: JsonValue): number {
+  if (Array.isArray(v)) return 1 + v.reduce<number>((m, x) => Math.max(m, jsonDepth(x)), 0);
+  if (v instanceof JsonObject) {
+    let m = 0;
+    for (const x of v.entries.values()) m = Math.max(m, jsonDepth(x));
+    return 1 + m;
+  }
+  return 0;
+}
+
+/** True when the value (at any depth) holds a string with a NUL character, which no engine stores. */
+export function hasNul(v: JsonValue): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) return v.some(hasNul);
+  if (v instanceof JsonObject) {
+    for (const [k, x] of v.entries) if (k.includes('\u0000') || hasNul(x)) return true;
+  }
+  return false;
+}
+
+/** Object-building helper for JSON text assembled by the service itself (audit, responses). */
+export function jsonObjectText(members: Iterable<readonly [string, string]>): string {
+  let out = '';
+  for (const [k, text] of members) out += `${out ? ',' : ''}${JSON.stringify(k)}:${text}`;
+  return `{${out}}`;
+}

@@ -1,0 +1,94 @@
+// The shape of a resource definition: the one table every layer reads. Types only.
+import type { Sql, SqlDialect } from '../db/dialect.ts';
+import type { Principal } from './principal.ts';
+
+/** A value as it travels between the engine and SQL. JSON fields hold canonical JSON text. */
+export type SqlValue = string | number | null;
+export type Row = Record<string, SqlValue>;
+
+export type FieldType = 'int' | 'bool' | 'string' | 'date' | 'datetime' | 'json';
+
+export type Verb = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a session needs to use a verb (basic mode has full access within its scope). */
+export type Level = 'readonly' | 'user' | 'admin';
+
+export interface Reference {
+  readonly resource: string;
+  /** 'same-company': the target must belong to the referring record's company; 'in-scope': anywhere in scope. */
+  readonly rule: 'same-company' | 'in-scope';
+  /** What deleting the target does to this record ('keep': nothing; the id stays a plain number). */
+  readonly onDelete: 'restrict' | 'cascade' | 'set-null' | 'keep';
+}
+
+export interface FieldDef {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly nullable?: boolean;
+  /** SQL column, when it differs from the name. */
+  readonly column?: string;
+  /** 'create': settable by PUT only; 'update': by POST only; 'always': both. Absent: read-only. */
+  readonly writable?: 'create' | 'update' | 'always';
+  readonly required?: boolean;
+  /** Value on create when the body does not give one. 'now'/'today' are the clock's. */
+  readonly default?: SqlValue | 'now' | 'today';
+  readonly maxLength?: number;
+  readonly references?: Reference;
+  /** JSON field that must hold an object (or null). */
+  readonly objectOnly?: boolean;
+  readonly format?: 'email' | 'filename';
+  /** Set to the current time by every change. */
+  readonly touch?: boolean;
+  /** A value computed in SQL instead of read from a column (read-only). */
+  readonly computed?: (c: ComputedContext) => Sql;
+}
+
+/** What a computed field's SQL may depend on. */
+export interface ComputedContext {
+  /** Alias of the table the field belongs to in this query. */
+  readonly alias: string;
+  readonly hooks: SqlDialect;
+  readonly baseUrl: string;
+  readonly principal: Principal;
+}
+
+export interface RelationDef {
+  /** Name in responses, filters and ordering (`location`, `parentcompany`). */
+  readonly name: string;
+  readonly resource: string;
+  /** One-to-one: our column holding the target id. */
+  readonly via?: string;
+  /** One-to-many: the target's column holding our id. */
+  readonly back?: string;
+  /** When the reference is empty: `null`, or an object with every member null. */
+  readonly empty: 'null' | 'nulls';
+  /** Embedded field list when not the target's full list (the asset short form). */
+  readonly fields?: readonly string[];
+}
+
+export interface ResourceDef {
+  readonly name: string;
+  readonly table: string;
+  readonly verbs: readonly Verb[];
+  /** The column that places a record in a company ('id' for companies themselves). */
+  readonly scopeColumn: string;
+  readonly fields: readonly FieldDef[];
+  readonly relations: readonly RelationDef[];
+  /** Sets of columns unique together, checked before writing for a readable 409. */
+  readonly unique?: readonly (readonly string[])[];
+  /** Fields naming the asset and file an audit entry is about. */
+  readonly audit?: { readonly asset?: string; readonly file?: string };
+  /** Least session level per verb (basic mode is not limited). */
+  readonly access: Readonly<Record<Verb, Level>>;
+  /** A further condition on which records of the scope the caller sees (alias `t`). */
+  readonly visible?: (c: ComputedContext) => Sql | null;
+}
+
+/** All resource definitions, by name. */
+export interface Catalog {
+  readonly lookup: Lookup;
+  readonly all: readonly ResourceDef[];
+}
+
+/** Resolves a resource by name; the registry implements it. */
+export type Lookup = (name: string) => ResourceDef;

@@ -1,0 +1,27 @@
+// Reminders of due check dates (spec §7.8, §8.2).
+import type { Resource } from '../engine/resource.ts';
+import { takeAssetCompany } from './owned.ts';
+import { ADMIN_WRITES, ALL_VERBS, ASSET_SHORT, data, embed, flag, id, ref, text } from './fields.ts';
+
+export const assetreminders: Resource = {
+  def: {
+    name: 'assetreminders', table: 'assetreminders', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,
+    fields: [
+      id,
+      { name: 'company_id', type: 'int' },
+      { name: 'asset_id', type: 'int', writable: 'create', required: true, references: { resource: 'assets', rule: 'same-company', onDelete: 'cascade' } },
+      ref('user_id', 'users'),
+      { name: 'due_date', type: 'date', writable: 'create', required: true },
+      { name: 'remind_date', type: 'date', writable: 'always', required: true },
+      text('message'),
+      { name: 'sent', type: 'bool', default: 0 },
+      flag('acknowledged', 0),
+      data,
+    ],
+    relations: [embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT), embed('user', 'users', 'user_id')],
+    audit: { asset: 'asset_id' },
+  },
+  hooks: {
+    beforeCreate: takeAssetCompany,
+  },
+};

@@ -1,0 +1,92 @@
+// Companies form the tenancy tree (spec §7.3). A certificate or session sees its
+// company and every descendant; the top of that scope is protected.
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Resource, WriteTx } from '../engine/resource.ts';
+import { dataError, invalidValue } from '../errors.ts';
+import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
+import type { Row, SqlValue } from '../model/types.ts';
+import { ADMIN_WRITES, ALL_VERBS, data, embed, id, modified } from './fields.ts';
+
+const MANAGER = 'api_assetqueue_manager_id';
+
+/** The approving system's certificate id named in a company's `data`, if any (spec §8.1). */
+export function managerOf(companyData: SqlValue | undefined): number | null {
+  if (typeof companyData !== 'string') return null;
+  const v = parseJson(companyData);
+  const m = v instanceof JsonObject ? v.entries.get(MANAGER) : undefined;
+  return m instanceof JsonNumber && Number.isSafeInteger(m.value) ? m.value : null;
+}
+
+/** The raw JSON text of the manager key, to tell whether a change touches it. */
+function managerText(companyData: SqlValue | undefined): string | null {
+  if (typeof companyData !== 'string') return null;
+  const v = parseJson(companyData);
+  const m = v instanceof JsonObject ? v.entries.get(MANAGER) : undefined;
+  return m === undefined ? null : JSON.stringify(m instanceof JsonNumber ? m.text : m);
+}
+
+/** The company and all its ancestors, nearest first. */
+export async function ancestorsOf(db: Db, companyIdValue: number): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`WITH RECURSIVE up(id, parent_id, depth) AS (
+      SELECT id, parent_id, 0 FROM companies WHERE id = ${companyIdValue}
+      UNION SELECT c.id, c.parent_id, up.depth + 1 FROM companies c JOIN up ON c.id = up.parent_id WHERE up.depth < 1000)
+    SELECT id FROM up ORDER BY depth`.execute(db);
+  return rows.map((r) => Number(r.id));
+}
+
+/** A manager id must name a live certificate whose scope contains the company. */
+async function checkManager(tx: WriteTx, companyData: SqlValue | undefined, ancestry: readonly number[]): Promise<void> {
+  if (managerText(companyData) === null) return;
+  const manager = managerOf(companyData);
+  const client = manager === null ? undefined : await tx.db.selectFrom('clients').select('company_id')
+    .where('id', '=', manager).where('revoked', 'is', null).executeTakeFirst();
+  if (!client || !ancestry.includes(Number(client.company_id))) throw invalidValue('data');
+}
+
+async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
+  if (record.parent_id === undefined) record.parent_id = tx.ctx.principal.companyId;
+  if (record.parent_id === null) throw invalidValue('parent_id');
+  await checkManager(tx, record.data, await ancestorsOf(tx.db, Number(record.parent_id)));
+}
+
+async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> {
+  const isTop = old.id === tx.ctx.principal.companyId;
+  const parentChanges = changes.parent_id !== undefined && changes.parent_id !== old.parent_id;
+  if (parentChanges) {
+    if (isTop || changes.parent_id === null) throw invalidValue('parent_id');
+    const newAncestors = await ancestorsOf(tx.db, Number(changes.parent_id));
+    if (newAncestors.includes(Number(old.id))) throw invalidValue('parent_id');
+  }
+  const managerChanges = changes.data !== undefined && managerText(changes.data) !== managerText(old.data);
+  if (managerChanges) {
+    if (isTop) throw invalidValue('data');
+    const parent = changes.parent_id !== undefined ? changes.parent_id : old.parent_id;
+    await checkManager(tx, changes.data, [Number(old.id), ...(parent === null ? [] : await ancestorsOf(tx.db, Number(parent)))]);
+  }
+}
+
+function beforeDelete(tx: WriteTx, rows: readonly Row[]): void {
+  const top = rows.find((r) => r.id === tx.ctx.principal.companyId);
+  if (top) throw dataError(`companies record ${top.id} is the top of your scope and cannot be deleted`);
+}
+
+export const companies: Resource = {
+  def: {
+    name: 'companies', table: 'companies', verbs: ALL_VERBS, scopeColumn: 'id', access: ADMIN_WRITES,
+    fields: [
+      id,
+      { name: 'name', type: 'string', writable: 'always', required: true },
+      { name: 'created', type: 'datetime', default: 'now' },
+      { name: 'logo', type: 'string', nullable: true, writable: 'always' },
+      { name: 'subdomain', type: 'string', nullable: true, writable: 'always' },
+      { name: 'styles', type: 'json', nullable: true, writable: 'always', objectOnly: true },
+      data,
+      { name: 'parent_id', type: 'int', nullable: true, writable: 'always', references: { resource: 'companies', rule: 'in-scope', onDelete: 'restrict' } },
+      modified,
+    ],
+    relations: [embed('parentcompany', 'companies', 'parent_id')],
+    unique: [['subdomain']],
+  },
+  hooks: { beforeCreate, beforeUpdate, beforeDelete },
+};

@@ -1,0 +1,36 @@
+// File references (spec §7.9). Content arrives through `upload` (§7.10, §8.3).
+import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import type { Resource, WriteTx } from '../engine/resource.ts';
+import type { Row } from '../model/types.ts';
+import { takeAssetCompany } from './owned.ts';
+import { ADMIN_WRITES, ASSET_SHORT, ALL_VERBS, data, embed, id, modified, text, USER_CREATES } from './fields.ts';
+
+/** `token` is the secret part of the file's upload URL. */
+async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
+  await takeAssetCompany(tx, record);
+  record.token = randomUUID();
+}
+
+export const files: Resource = {
+  def: {
+    name: 'files', table: 'files', verbs: ALL_VERBS, scopeColumn: 'company_id', access: { ...ADMIN_WRITES, PUT: USER_CREATES.PUT },
+    fields: [
+      id,
+      { name: 'upload_uuid', type: 'string', nullable: true },
+      { name: 'upload_endpoint', type: 'string', computed: (c) => sql`(${`${c.baseUrl}/3.0/upload/`} || ${sql.ref(`${c.alias}.token`)})` },
+      { name: 'filedate', type: 'date', writable: 'always', default: 'today' },
+      text('description'),
+      text('filename', { format: 'filename' }),
+      { name: 'asset_id', type: 'int', writable: 'create', required: true, references: { resource: 'assets', rule: 'same-company', onDelete: 'restrict' } },
+      { name: 'company_id', type: 'int' },
+      { ...data, nullable: false, objectOnly: true, default: '{}' },
+      { name: 'mimetype', type: 'string', nullable: true },
+      { name: 'size', type: 'int', nullable: true },
+      modified,
+    ],
+    relations: [embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT), embed('company', 'companies', 'company_id')],
+    audit: { asset: 'asset_id', file: 'id' },
+  },
+  hooks: { beforeCreate },
+};

@@ -1,0 +1,66 @@
+// Messages (spec §7.12). A message with a null target goes to every user of its
+// company; its `message_read` is then per user (table message_reads): a session
+// sees and sets its own state, basic mode sees 1 once every recipient has read it.
+import { sql } from 'kysely';
+import type { Resource, WriteTx } from '../engine/resource.ts';
+import type { ComputedContext, Row } from '../model/types.ts';
+import { companyId, data, date, embed, flag, id, modified, ref, text, USER_CREATES } from './fields.ts';
+
+function messageRead(c: ComputedContext) {
+  const t = (col: string) => sql.ref(`${c.alias}.${col}`);
+  const user = c.principal.session?.userId;
+  const forCompany = user !== undefined
+    ? sql`(CASE WHEN EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = ${t('id')} AND r.user_id = ${user}) THEN 1 ELSE 0 END)`
+    : sql`(CASE WHEN EXISTS (SELECT 1 FROM users u WHERE u.company_id = ${t('company_id')} AND NOT EXISTS
+        (SELECT 1 FROM message_reads r WHERE r.message_id = ${t('id')} AND r.user_id = u.id)) THEN 0 ELSE 1 END)`;
+  return sql`(CASE WHEN ${t('target_user_id')} IS NOT NULL THEN ${t('message_read')} ELSE ${forCompany} END)`;
+}
+
+async function effectiveRead(tx: WriteTx, message: Row): Promise<number> {
+  const { rows } = await sql<{ v: number }>`SELECT ${messageRead({ alias: 't', hooks: tx.ctx.database.hooks, baseUrl: '', principal: tx.ctx.principal })} AS v
+    FROM messages t WHERE t.id = ${message.id}`.execute(tx.db);
+  return Number(rows[0]?.v ?? 0);
+}
+
+/** Marks a company-wide message read or unread for the session user, or (basic mode) for all its users. */
+async function setCompanyRead(tx: WriteTx, message: Row, read: boolean): Promise<void> {
+  const user = tx.ctx.principal.session?.userId;
+  const mine = user === undefined ? sql`` : sql`AND user_id = ${user}`;
+  if (!read) {
+    await sql`DELETE FROM message_reads WHERE message_id = ${message.id} ${mine}`.execute(tx.db);
+    return;
+  }
+  const who = user === undefined ? sql`` : sql`AND u.id = ${user}`;
+  await sql`INSERT INTO message_reads (message_id, user_id, company_id, read_at)
+    SELECT ${message.id}, u.id, u.company_id, ${tx.now} FROM users u WHERE u.company_id = ${message.company_id} ${who}
+    AND NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = ${message.id} AND r.user_id = u.id)`.execute(tx.db);
+}
+
+async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> {
+  const target = changes.target_user_id !== undefined ? changes.target_user_id : old.target_user_id;
+  if (target !== null || changes.message_read === undefined) return;
+  // Compare against what the caller sees, so records_updated counts real changes.
+  old.message_read = await effectiveRead(tx, old);
+  if (changes.message_read !== old.message_read) await setCompanyRead(tx, { ...old, ...changes }, changes.message_read === 1);
+}
+
+export const messages: Resource = {
+  def: {
+    name: 'messages', table: 'messages', verbs: ['GET', 'POST', 'PUT', 'DELETE'], scopeColumn: 'company_id', access: USER_CREATES,
+    fields: [
+      id,
+      { name: 'sender_user_id', type: 'int', nullable: true, references: { resource: 'users', rule: 'in-scope', onDelete: 'set-null' } },
+      ref('target_user_id', 'users', 'set-null'),
+      companyId,
+      flag('message_read', 0, { computed: messageRead }),
+      date('date_range_start'), date('date_range_end'),
+      text('messagetext', { maxLength: 10000 }),
+      data, modified,
+    ],
+    relations: [embed('sender', 'users', 'sender_user_id'), embed('recipient', 'users', 'target_user_id')],
+  },
+  hooks: {
+    beforeCreate(tx, record) { record.sender_user_id = tx.ctx.principal.session?.userId ?? null; },
+    beforeUpdate,
+  },
+};

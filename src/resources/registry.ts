@@ -1,0 +1,51 @@
+// Every endpoint of the API and every resource definition, in one table.
+import type { InternalReference, Registry } from '../engine/context.ts';
+import { type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
+import type { Resource } from '../engine/resource.ts';
+import type { ResourceDef } from '../model/types.ts';
+import { assetqueue } from './assetqueue.ts';
+import { assetreminders } from './assetreminders.ts';
+import { assets } from './assets.ts';
+import { auditlog, auditlogEndpoint } from './auditlog.ts';
+import { companies } from './companies.ts';
+import { departments, locations } from './departments.ts';
+import { endpointsEndpoint } from './endpoints.ts';
+import { externaltypes } from './externaltypes.ts';
+import { files } from './files.ts';
+import { messages } from './messages.ts';
+import { users } from './users.ts';
+
+export const RESOURCES: readonly Resource[] = [
+  assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users,
+];
+
+/** Tables outside the resource list that refer to resources. */
+const INTERNAL: readonly InternalReference[] = [
+  { table: 'clients', column: 'company_id', resource: 'companies', onDelete: 'restrict' },
+  { table: 'message_reads', column: 'message_id', resource: 'messages', onDelete: 'cascade' },
+  { table: 'message_reads', column: 'user_id', resource: 'users', onDelete: 'cascade' },
+];
+
+export function createRegistry(resources: readonly Resource[] = RESOURCES, internal = INTERNAL): Registry {
+  const byName = new Map(resources.map((r) => [r.def.name, r]));
+  return {
+    all: resources.map((r) => r.def),
+    internal,
+    resource: (name) => byName.get(name),
+    lookup(name): ResourceDef {
+      const r = byName.get(name);
+      if (!r) throw new Error(`unknown resource ${name}`);
+      return r.def;
+    },
+  };
+}
+
+export function createEndpoints(extra: readonly Endpoint[] = []): ReadonlyMap<string, Endpoint> {
+  const list: Endpoint[] = [
+    endpointsEndpoint,
+    ...RESOURCES.filter((r) => r !== auditlog).map((r) => resourceEndpoint(r)),
+    auditlogEndpoint,
+    ...extra,
+  ];
+  return new Map(list.map((e) => [e.name, e]));
+}

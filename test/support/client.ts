@@ -1,0 +1,49 @@
+// A small HTTPS client over real TLS with a client certificate (or none).
+import https from 'node:https';
+import http from 'node:http';
+import type { TestCert } from './certs.ts';
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly text: string;
+  /** The parsed body (throws when it is not JSON). */
+  readonly body: any;
+}
+
+export interface RequestOptions {
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Buffer | unknown;
+}
+
+export class TestClient {
+  private readonly agent: https.Agent;
+  constructor(private readonly port: number, ca: string, cert?: TestCert | null) {
+    this.agent = new https.Agent({ keepAlive: true, ca, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}), servername: 'localhost' });
+  }
+
+  request(method: string, path: string, o: RequestOptions = {}): Promise<TestResponse> {
+    const payload = o.body === undefined ? undefined
+      : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
+    return new Promise((resolve, reject) => {
+      const req = https.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: o.headers ?? {} }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
+        });
+      });
+      req.on('error', reject);
+      if (payload !== undefined) req.end(payload);
+      else req.end();
+    });
+  }
+
+  get = (path: string, o?: RequestOptions) => this.request('GET', path, o);
+  post = (path: string, body: unknown, o: RequestOptions = {}) => this.request('POST', path, { ...o, body });
+  put = (path: string, body: unknown, o: RequestOptions = {}) => this.request('PUT', path, { ...o, body });
+  delete = (path: string, o?: RequestOptions) => this.request('DELETE', path, o);
+
+  close(): void { this.agent.destroy(); }
+}
