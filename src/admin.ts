@@ -4,7 +4,12 @@ import { X509Certificate } from 'node:crypto';
 import type { Database } from './db/database.ts';
 import { spkiFingerprint } from './auth/certificate.ts';
 import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
-import { jsonObjectText } from './model/json.ts';
+import { JsonObject, jsonObjectText } from './model/json.ts';
+import { DEFAULT_LIMITS, type Ctx } from './engine/context.ts';
+import { createRecords } from './engine/write.ts';
+import { createRegistry } from './resources/registry.ts';
+import { users } from './resources/users.ts';
+import type { Level } from './model/types.ts';
 
 export class AdminError extends Error {}
 
@@ -87,4 +92,33 @@ export async function revokeClient(database: Database, id: number, clock: Clock 
     await audit(db, now, 'clients', 'update', id, Number(client.company_id), `Revoked certificate ${id}`,
       jsonObjectText([['revoked', JSON.stringify(now)]]));
   });
+}
+
+/** The engine context of the operator: full access to a company's tree, audited without a certificate. */
+export function operatorContext(database: Database, companyId: number, clock: Clock = systemClock): Ctx {
+  return {
+    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl: '', ip: null,
+    principal: { clientId: null, clientCompanyId: companyId, impersonation: false, companyId, session: null, level: 'basic', canCreateCompanies: true },
+  };
+}
+
+export interface NewUser { companyId: number; username: string; email: string; level?: Level; firstName?: string; lastName?: string }
+
+/** Creates a user exactly as `PUT /3.0/users` would (same checks, same audit entry). */
+export async function addUser(database: Database, u: NewUser, clock: Clock = systemClock): Promise<number> {
+  if (!(await database.db.selectFrom('companies').select('id').where('id', '=', u.companyId).executeTakeFirst())) {
+    throw new AdminError(`company ${u.companyId} does not exist`);
+  }
+  const body = new JsonObject();
+  body.entries.set('username', u.username);
+  body.entries.set('email', u.email);
+  if (u.firstName) body.entries.set('first_name', u.firstName);
+  if (u.lastName) body.entries.set('last_name', u.lastName);
+  if (u.level) {
+    const permissions = new JsonObject();
+    permissions.entries.set('level', u.level);
+    body.entries.set('permissions', permissions);
+  }
+  const [id] = await createRecords(operatorContext(database, u.companyId, clock), users, [body]);
+  return id!;
 }

@@ -9,8 +9,9 @@ const migrations: Record<string, Migration> = {
   '0001_initial': initial,
 };
 
-export async function migrate(db: Kysely<unknown>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export async function migrate<T>(db: Kysely<T>): Promise<string[]> {
+  // Migrations see the schema untyped: they describe it rather than use it.
+  const migrator = new Migrator({ db: db as unknown as Kysely<unknown>, provider: { getMigrations: async () => migrations } });
   for (let attempt = 1; ; attempt++) {
     const { error, results = [] } = await migrator.migrateToLatest();
     if (!error) return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -125,7 +125,6 @@ export interface UpdateResult { readonly updated: number; readonly found: number
 export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject): Promise<UpdateResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
   const changes = readFields(res.def, body, 'update', ctx.limits);
-  if (Object.keys(changes).length === 0) return { updated: 0, found: 0 };
   return inWriteTx(ctx, async (tx) => {
     const rows = await matchRows(tx, res.def, query);
     let updated = 0;

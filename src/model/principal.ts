@@ -10,7 +10,8 @@ export interface SessionInfo {
 
 /** Who is calling: resolved once per request from the certificate (and session). */
 export interface Principal {
-  readonly clientId: number;
+  /** The certificate; null for the operator acting through the CLI. */
+  readonly clientId: number | null;
   readonly clientCompanyId: number;
   readonly impersonation: boolean;
   /** Root of the scope: the certificate's company, or the session user's. */

@@ -1,0 +1,75 @@
+// The demo company tree and its sample records, written through the engine as
+// the demo certificate, exactly as API calls would write them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { addClient, addCompany, addUser } from '../admin.ts';
+import type { Database } from '../db/database.ts';
+import type { Ctx } from '../engine/context.ts';
+import { DEFAULT_LIMITS } from '../engine/context.ts';
+import type { Resource } from '../engine/resource.ts';
+import { createRecords, updateRecords } from '../engine/write.ts';
+import { parseQuery } from '../engine/query.ts';
+import { addDays, formatDate, type Clock } from '../model/dates.ts';
+import type { JsonObject } from '../model/json.ts';
+import { parseJson } from '../model/json.ts';
+import { assetqueue } from '../resources/assetqueue.ts';
+import { assets } from '../resources/assets.ts';
+import { companies } from '../resources/companies.ts';
+import { departments, locations } from '../resources/departments.ts';
+import { externaltypes } from '../resources/externaltypes.ts';
+import { messages } from '../resources/messages.ts';
+import { createRegistry } from '../resources/registry.ts';
+import { writeClientCert } from './cert.ts';
+
+export interface Demo {
+  readonly clientId: number;
+  readonly certDir: string;
+  readonly companies: { readonly root: number; readonly labs: number; readonly field: number };
+}
+
+const objects = (list: readonly unknown[]) => list.map((o) => parseJson(JSON.stringify(o)) as JsonObject);
+
+async function create(ctx: Ctx, res: Resource, list: readonly unknown[]): Promise<number[]> {
+  return createRecords(ctx, res, objects(list));
+}
+
+export async function seedDemo(database: Database, dataDir: string, clock: Clock, baseUrl: string): Promise<Demo> {
+  const root = await addCompany(database, 'Demo Holdings', null, clock);
+  const labs = await addCompany(database, 'Demo Labs', root, clock);
+  const field = await addCompany(database, 'Demo Field Service', root, clock);
+  const certDir = join(dataDir, 'demo');
+  writeClientCert(certDir, 'asset-tracker demo client', 825);
+  const client = await addClient(database, { companyId: root, certPem: readFileSync(join(certDir, 'cert.pem'), 'utf8'),
+    name: 'demo client', impersonation: true }, clock);
+  const ctx: Ctx = {
+    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl, ip: null,
+    principal: { clientId: client.id, clientCompanyId: root, impersonation: true, companyId: root, session: null, level: 'basic', canCreateCompanies: true },
+  };
+  const today = formatDate(clock.now());
+  const day = (n: number) => addDays(today, n);
+
+  const [quality, production] = await create(ctx, departments, [{ description: 'Quality' }, { description: 'Production' }]);
+  const [lab, workshop, van] = await create(ctx, locations, [
+    { description: 'Calibration lab' }, { description: 'Workshop' }, { description: 'Service van 1', company_id: field },
+  ]);
+  const [wrench] = await create(ctx, externaltypes, [{ external_itemtype_id: 100, description: 'Torque wrench' }]);
+  await create(ctx, assets, [
+    { asset_no: 'TW-001', serial_no: 'SN-1001', description: 'Torque wrench 5-25 Nm', next_check: day(-40), period: 12, location_id: workshop, department_id: production, external_type_id: wrench, data: { costcode: 'P-10', manufacturer: 'Norbar' } },
+    { asset_no: 'TW-002', serial_no: 'SN-1002', description: 'Torque wrench 20-100 Nm', next_check: day(-3), period: 12, location_id: workshop, department_id: production, external_type_id: wrench, data: { costcode: 'P-10' } },
+    { asset_no: 'CAL-01', serial_no: 'M-77', description: 'Reference multimeter', next_check: day(5), period: 6, location_id: lab, department_id: quality, data: { costcode: 'Q-20' } },
+    { asset_no: 'CAL-02', serial_no: 'PG-3', description: 'Pressure gauge', next_check: day(20), period: 6, location_id: lab, department_id: quality },
+    { asset_no: 'CAL-03', serial_no: 'TH-9', description: 'Thermometer', next_check: day(90), period: 12, location_id: lab, department_id: quality },
+    { asset_no: 'SC-01', serial_no: 'S-400', description: 'Platform scale', next_check: day(200), period: 24, location_id: workshop },
+    { asset_no: 'FS-01', serial_no: 'L-12', description: 'Laser distance meter', next_check: day(12), period: 12, company_id: field, location_id: van },
+    { asset_no: 'FS-02', serial_no: 'G-5', description: 'Gas detector', next_check: day(-10), period: 6, company_id: field, location_id: van, status: 'Active' },
+  ]);
+  await create(ctx, assetqueue, [
+    { company_id: labs, manufacturer: 'Fluke', model: '87V', asset_no: 'LAB-100', serial_no: 'F-8871', description: 'Multimeter awaiting approval', next_date: day(30), period: 12 },
+  ]);
+  // Demo Labs takes new assets only through the queue, approved by the demo certificate.
+  const [managed] = objects([{ data: { api_assetqueue_manager_id: client.id, reminder_days: 30 } }]);
+  await updateRecords(ctx, companies, parseQuery(companies.def, 'POST', [`id=${labs}`], undefined, ctx.catalog.lookup, ctx.limits), managed!);
+  const admin = await addUser(database, { companyId: root, username: 'demo.admin', email: 'admin@demo.example', level: 'admin', firstName: 'Dana', lastName: 'Admin' }, clock);
+  await create(ctx, messages, [{ messagetext: 'Welcome to the asset tracker demo.', target_user_id: admin }]);
+  return { clientId: client.id, certDir, companies: { root, labs, field } };
+}

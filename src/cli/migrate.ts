@@ -1,0 +1,19 @@
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
+import { type Command, output } from './command.ts';
+
+export const migrateCommand: Command = {
+  words: ['migrate'],
+  usage: 'migrate [--json]',
+  async run(args) {
+    const config = loadConfig();
+    const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      const applied = await migrate(database.db);
+      output(args, applied.length ? `applied ${applied.join(', ')}` : 'the schema is up to date', { applied });
+    } finally {
+      await database.close();
+    }
+  },
+};

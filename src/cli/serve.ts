@@ -1,0 +1,14 @@
+import { loadConfig } from '../config.ts';
+import { closeOnSignals, startServer } from '../server.ts';
+import type { Command } from './command.ts';
+
+export const serve: Command = {
+  words: ['serve'],
+  usage: 'serve',
+  async run() {
+    const config = loadConfig();
+    const running = await startServer(config);
+    closeOnSignals(running);
+    if (running.tls.created) process.stderr.write(`created a self-signed server certificate: ${running.tls.certFile}\n`);
+  },
+};
