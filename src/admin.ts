@@ -3,13 +3,15 @@
 import { X509Certificate } from 'node:crypto';
 import type { Database } from './db/database.ts';
 import { spkiFingerprint } from './auth/certificate.ts';
-import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
+import { formatDate, formatDatetime, systemClock, type Clock } from './model/dates.ts';
 import { JsonObject, jsonObjectText } from './model/json.ts';
 import { DEFAULT_LIMITS, type Ctx } from './engine/context.ts';
 import { createRecords } from './engine/write.ts';
 import { createRegistry } from './resources/registry.ts';
 import { users } from './resources/users.ts';
 import type { Level } from './model/types.ts';
+import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
+import { endUserSessions } from './auth/sessions.ts';
 
 export class AdminError extends Error {}
 
@@ -89,6 +91,8 @@ export async function revokeClient(database: Database, id: number, clock: Clock 
     if (!client) throw new AdminError(`certificate ${id} does not exist`);
     if (client.revoked) throw new AdminError(`certificate ${id} was already revoked on ${client.revoked}`);
     await db.updateTable('clients').set({ revoked: now }).where('id', '=', id).execute();
+    // A revoked certificate's sessions end with it (spec §2.2).
+    await db.deleteFrom('sessions').where('client_id', '=', id).execute();
     await audit(db, now, 'clients', 'update', id, Number(client.company_id), `Revoked certificate ${id}`,
       jsonObjectText([['revoked', JSON.stringify(now)]]));
   });
@@ -97,7 +101,7 @@ export async function revokeClient(database: Database, id: number, clock: Clock 
 /** The engine context of the operator: full access to a company's tree, audited without a certificate. */
 export function operatorContext(database: Database, companyId: number, clock: Clock = systemClock): Ctx {
   return {
-    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl: '', ip: null,
+    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl: '', ip: null, blobs: null,
     principal: { clientId: null, clientCompanyId: companyId, impersonation: false, companyId, session: null, level: 'basic', canCreateCompanies: true },
   };
 }
@@ -121,4 +125,21 @@ export async function addUser(database: Database, u: NewUser, clock: Clock = sys
   }
   const [id] = await createRecords(operatorContext(database, u.companyId, clock), users, [body]);
   return id!;
+}
+
+/** Sets a user's password (the CLI's `--password-stdin`); ends the user's sessions. */
+export async function setPassword(database: Database, userId: number, password: string, clock: Clock = systemClock): Promise<void> {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw new AdminError(`a password needs ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  const hash = await hashPassword(password);
+  const now = clock.now();
+  await database.transaction(async (db) => {
+    const user = await db.selectFrom('users').select('company_id').where('id', '=', userId).executeTakeFirst();
+    if (!user) throw new AdminError(`user ${userId} does not exist`);
+    await db.updateTable('users').set({ password_hash: hash, password_last_changed: formatDate(now), modified: formatDatetime(now) })
+      .where('id', '=', userId).execute();
+    await endUserSessions(db, userId, null);
+    await audit(db, formatDatetime(now), 'users', 'update', userId, Number(user.company_id), `Updated users record ${userId}`,
+      jsonObjectText([['password', '"***"'], ['password_last_changed', JSON.stringify(formatDate(now))]]));
+  });
 }

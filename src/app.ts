@@ -4,6 +4,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { authorize } from './auth/access.ts';
+import { resumeSession, tokenFrom } from './auth/sessions.ts';
 import { trustedList } from './auth/transport.ts';
 import type { Database } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
@@ -11,6 +13,9 @@ import type { Endpoint } from './engine/endpoint.ts';
 import { handleApi, type Impersonation } from './http/pipeline.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
+import { BlobStore } from './storage/blobs.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createEndpoints, createRegistry } from './resources/registry.ts';
 
 export interface AppOptions {
@@ -22,8 +27,13 @@ export interface AppOptions {
   readonly limits?: Partial<Limits>;
   readonly proxy?: { readonly trusted: readonly string[]; readonly header: string } | null;
   readonly logLevel?: string;
+  /** Where log lines go (default: stdout); tests read them to show no secret is logged. */
+  readonly logStream?: { write(line: string): void };
   readonly extraEndpoints?: readonly Endpoint[];
-  readonly impersonation?: Impersonation;
+  readonly loginFailuresPerHour?: number;
+  /** Where uploaded content is kept (the server uses DATA_DIR/files; default: a temporary directory). */
+  readonly blobs?: BlobStore;
+  readonly uploadMaxBytes?: number;
 }
 
 export interface App {
@@ -39,7 +49,7 @@ const TLS_OPTIONS = { requestCert: true, rejectUnauthorized: false, minVersion: 
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
   const fastify = Fastify({
-    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-ssl-client-cert"]'] },
+    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-ssl-client-cert"]'], stream: o.logStream },
     requestIdHeader: false,
     genReqId: () => randomBytes(8).toString('hex'),
     return503OnClosing: true,
@@ -52,17 +62,25 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   const registry = createRegistry();
-  const endpoints = createEndpoints(o.extraEndpoints);
+  const blobs = o.blobs ?? new BlobStore(join(tmpdir(), `asset-tracker-files-${process.pid}`));
+  const endpoints = createEndpoints({ loginFailuresPerHour: o.loginFailuresPerHour ?? 100, blobs,
+    uploadMaxBytes: o.uploadMaxBytes ?? 25 * 1024 * 1024 }, o.extraEndpoints);
+  const impersonation: Impersonation = {
+    resolve: (p, header, now) => (header === undefined ? Promise.resolve(p) : resumeSession(o.database.db, p, tokenFrom(header), now)),
+    authorize,
+  };
   const deps = {
     database: o.database, registry, endpoints, clock: o.clock, limits: { ...DEFAULT_LIMITS, ...o.limits },
     baseUrl: o.baseUrl, bodyMaxBytes: o.bodyMaxBytes ?? 1024 * 1024,
     proxy: o.proxy ? { trusted: trustedList(o.proxy.trusted), header: o.proxy.header.toLowerCase() } : null,
-    ...(o.impersonation ? { impersonation: o.impersonation } : {}),
+    impersonation,
+    blobs,
   };
 
-  async function api(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function api(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const result = await handleApi(deps, req.raw, req.log, String(req.id));
-    reply.code(result.status).headers(result.headers).type('application/json; charset=utf-8').send(result.body);
+    // Returning the reply lets Fastify finish a streamed body (downloads) before it settles.
+    return reply.code(result.status).headers(result.headers).send(result.body);
   }
 
   // Bodies are read by the pipeline after the checks that come before 413, so no parser consumes them.
@@ -82,6 +100,14 @@ export async function buildApp(o: AppOptions): Promise<App> {
   fastify.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
   fastify.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'], url: '/*', exposeHeadRoute: false, handler: api });
   fastify.setNotFoundHandler(api);
+
+  // Fastify closes a factory-made server only when it started it with listen();
+  // an embedder (the tests) that listens on `app.https` directly must see close() end it too.
+  fastify.addHook('onClose', async () => {
+    for (const server of [fastify.server, plain]) {
+      if (server?.listening) await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 
   await fastify.ready();
   return { fastify, https: fastify.server as https.Server, http: plain };

@@ -33,6 +33,7 @@ export const noAccess = (signature: string) => new ApiError(401, 'no_access', `Y
 export const badSession = () => new ApiError(401, 'bad_session', 'Bad session token.');
 export const badLogin = () => new ApiError(401, 'bad_login', 'Invalid username or password');
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
+export const accessDenied = (verb: string, endpoint: string, need: string) => forbidden(`Access denied: ${verb} on ${endpoint} requires ${need}`);
 export const noEndpoint = (endpoint: string) => new ApiError(404, 'no_endpoint', `Endpoint ${endpoint} does not exist`);
 export const noVersion = (version: string) => new ApiError(404, 'no_version', `API version ${version} is not supported`);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);

@@ -4,7 +4,10 @@ import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './model/dates.ts';
+import { startJobs } from './jobs/schedule.ts';
+import { BlobStore } from './storage/blobs.ts';
 import { serverTls, type ServerTls } from './tls/server-cert.ts';
+import { join } from 'node:path';
 
 export interface Running {
   readonly app: App;
@@ -25,13 +28,17 @@ export async function startServer(config: Config, database?: Database): Promise<
   const app = await buildApp({
     database: db, clock: systemClock, tls, baseUrl: config.baseUrl, bodyMaxBytes: config.bodyMaxBytes,
     limits: { pageSize: config.pageSize }, proxy: config.proxy, logLevel: config.logLevel,
+    loginFailuresPerHour: config.loginFailuresPerHour,
+    blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,
   });
   await app.fastify.listen({ port: config.port, host: config.host });
   const plain = app.http;
   if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, () => r()));
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
+  const jobs = startJobs(db, systemClock, config.reminderIntervalMs, app.fastify.log);
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
+    jobs.stop();
     if (plain) await new Promise<void>((r) => plain.close(() => r()));
     await app.fastify.close();
     await db.close();

@@ -2,7 +2,7 @@
 // the demo certificate, exactly as API calls would write them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addClient, addCompany, addUser } from '../admin.ts';
+import { addClient, addCompany, addUser, setPassword } from '../admin.ts';
 import type { Database } from '../db/database.ts';
 import type { Ctx } from '../engine/context.ts';
 import { DEFAULT_LIMITS } from '../engine/context.ts';
@@ -20,6 +20,10 @@ import { externaltypes } from '../resources/externaltypes.ts';
 import { messages } from '../resources/messages.ts';
 import { createRegistry } from '../resources/registry.ts';
 import { writeClientCert } from './cert.ts';
+
+/** The demo's impersonation login (printed by `demo`; a demo, not a secret). */
+export const DEMO_USER = 'demo.admin';
+export const DEMO_PASSWORD = 'demo-password';
 
 export interface Demo {
   readonly clientId: number;
@@ -42,7 +46,7 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
   const client = await addClient(database, { companyId: root, certPem: readFileSync(join(certDir, 'cert.pem'), 'utf8'),
     name: 'demo client', impersonation: true }, clock);
   const ctx: Ctx = {
-    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl, ip: null,
+    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl, ip: null, blobs: null,
     principal: { clientId: client.id, clientCompanyId: root, impersonation: true, companyId: root, session: null, level: 'basic', canCreateCompanies: true },
   };
   const today = formatDate(clock.now());
@@ -69,7 +73,8 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
   // Demo Labs takes new assets only through the queue, approved by the demo certificate.
   const [managed] = objects([{ data: { api_assetqueue_manager_id: client.id, reminder_days: 30 } }]);
   await updateRecords(ctx, companies, parseQuery(companies.def, 'POST', [`id=${labs}`], undefined, ctx.catalog.lookup, ctx.limits), managed!);
-  const admin = await addUser(database, { companyId: root, username: 'demo.admin', email: 'admin@demo.example', level: 'admin', firstName: 'Dana', lastName: 'Admin' }, clock);
+  const admin = await addUser(database, { companyId: root, username: DEMO_USER, email: 'admin@demo.example', level: 'admin', firstName: 'Dana', lastName: 'Admin' }, clock);
+  await setPassword(database, admin, DEMO_PASSWORD, clock);
   await create(ctx, messages, [{ messagetext: 'Welcome to the asset tracker demo.', target_user_id: admin }]);
   return { clientId: client.id, certDir, companies: { root, labs, field } };
 }

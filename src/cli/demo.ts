@@ -5,10 +5,13 @@ import { loadConfig } from '../config.ts';
 import { addDays, formatDate, systemClock } from '../model/dates.ts';
 import { closeOnSignals, openMigrated, startServer } from '../server.ts';
 import type { Command } from './command.ts';
-import { seedDemo } from './demo-data.ts';
+import { DEMO_PASSWORD, DEMO_USER, seedDemo } from './demo-data.ts';
+
+/** A path as one POSIX shell word (quoted only when it must be), so that the commands paste as printed. */
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
 export function curlExamples(baseUrl: string, caFile: string, clientPem: string, today: string): string[] {
-  const curl = `curl --cacert ${caFile} --cert ${clientPem}`;
+  const curl = `curl --cacert ${shellWord(caFile)} --cert ${shellWord(clientPem)}`;
   return [
     `${curl} ${baseUrl}/3.0/endpoints`,
     `${curl} '${baseUrl}/3.0/assets/next_check<${addDays(today, 31)}'          # due within 30 days (and overdue)`,
@@ -20,6 +23,8 @@ export function curlExamples(baseUrl: string, caFile: string, clientPem: string,
     `${curl} ${baseUrl}/3.0/assetqueue/released=0`,
     `${curl} -X POST -d '{"released":1}' ${baseUrl}/3.0/assetqueue/asset_no=LAB-100`,
     `${curl} '${baseUrl}/3.0/auditlog/action=update'`,
+    `TOKEN=$(${curl} -s -X POST -d '{"username":"${DEMO_USER}","password":"${DEMO_PASSWORD}"}' ${baseUrl}/3.0/login`
+      + ` | sed -E 's/.*"user_token":"([0-9a-f]+)".*/\\1/') && ${curl} -u "session:$TOKEN" ${baseUrl}/3.0/users`,
   ];
 }
 

@@ -9,10 +9,13 @@ import { type Command, parseCommandArgs, UsageError } from './command.ts';
 import { companyAdd } from './company.ts';
 import { demo } from './demo.ts';
 import { migrateCommand } from './migrate.ts';
+import { remindersRun } from './reminders.ts';
 import { serve } from './serve.ts';
 import { userAdd } from './user.ts';
 
-const COMMANDS: readonly Command[] = [serve, demo, migrateCommand, companyAdd, certCreate, clientAdd, clientList, clientRevoke, userAdd];
+const COMMANDS: readonly Command[] = [
+  serve, demo, migrateCommand, companyAdd, certCreate, clientAdd, clientList, clientRevoke, userAdd, remindersRun,
+];
 
 const help = () => `usage: asset-tracker <command>\n\n${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}\n`;
 
@@ -38,7 +41,10 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`${e.message}\n`);
       return 2;
     }
-    if (e instanceof ConfigError || e instanceof AdminError || e instanceof ApiError) {
+    // A file the operator named that cannot be read or written (ENOENT, EACCES, ENOTDIR ...) is their
+    // error to fix, not a crash: one line, no stack trace.
+    const systemError = e instanceof Error && 'syscall' in e && 'path' in e;
+    if (e instanceof ConfigError || e instanceof AdminError || e instanceof ApiError || systemError) {
       process.stderr.write(`error: ${e.message}\n`);
       return 1;
     }

@@ -1,4 +1,5 @@
-import { addUser } from '../admin.ts';
+import { addUser, AdminError, setPassword } from '../admin.ts';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
 import { LEVELS } from '../resources/users.ts';
 import type { Level } from '../model/types.ts';
 import { withDatabase } from './database.ts';
@@ -6,15 +7,33 @@ import { type Command, output, positiveInt, requiredString, UsageError } from '.
 
 export const userAdd: Command = {
   words: ['user', 'add'],
-  usage: 'user add --company ID --username U --email E [--level readonly|user|admin] [--json]',
-  options: { company: { type: 'string' }, username: { type: 'string' }, email: { type: 'string' }, level: { type: 'string' } },
+  usage: 'user add --company ID --username U --email E [--level readonly|user|admin] [--password-stdin] [--json]',
+  options: {
+    company: { type: 'string' }, username: { type: 'string' }, email: { type: 'string' }, level: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+  },
   async run(args) {
     const companyId = positiveInt(requiredString(args, 'company', this.usage), '--company');
     const level = args.values.level;
     if (level !== undefined && !(LEVELS as readonly unknown[]).includes(level)) throw new UsageError(`--level must be one of ${LEVELS.join(', ')}`);
     const username = requiredString(args, 'username', this.usage);
     const email = requiredString(args, 'email', this.usage);
-    const id = await withDatabase((d) => addUser(d, { companyId, username, email, ...(level ? { level: level as Level } : {}) }));
+    const password = args.values['password-stdin'] === true ? await readPassword() : null;
+    const id = await withDatabase(async (d) => {
+      const created = await addUser(d, { companyId, username, email, ...(level ? { level: level as Level } : {}) });
+      if (password !== null) await setPassword(d, created, password);
+      return created;
+    });
     output(args, String(id), { id, username, company_id: companyId });
   },
 };
+
+/** The password is the first line of standard input (never an argument, which `ps` would show). */
+async function readPassword(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw new AdminError(`a password needs ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  return password;
+}

@@ -14,9 +14,19 @@ export interface JsonAccess {
   readonly number: Sql;
 }
 
+/** The top-level members of a JSON object column, joined as rows. */
+export interface JsonEntries {
+  /** A join clause (`CROSS JOIN …`) adding one row per member. */
+  readonly join: Sql;
+  readonly key: Sql;
+  readonly kind: Sql;
+  readonly text: Sql;
+}
+
 export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';
   json(column: Sql, keys: readonly string[]): JsonAccess;
+  jsonEntries(column: Sql): JsonEntries;
   /** Any scalar as text that compares by bytes. */
   text(expr: Sql): Sql;
   /** Byte-order comparison of an already textual expression. */

@@ -28,6 +28,12 @@ export const postgresHooks: SqlDialect = {
       number: sql`(CASE WHEN json_typeof(${value}) = 'number' THEN CAST(${chain(column, keys, true)} AS double precision) END)`,
     };
   },
+  jsonEntries: (column) => ({
+    join: sql`CROSS JOIN LATERAL json_each(CASE WHEN json_typeof(${column}) = 'object' THEN ${column} ELSE '{}'::json END) AS k(key, value)`,
+    key: sql`(k.key COLLATE "C")`,
+    kind: sql`(CASE json_typeof(k.value) WHEN 'object' THEN 'container' WHEN 'array' THEN 'container' ELSE json_typeof(k.value) END)`,
+    text: sql`(CASE WHEN json_typeof(k.value) IN ('object', 'array') THEN NULL ELSE k.value #>> '{}' END)`,
+  }),
   text: (expr) => sql`(CAST(${expr} AS text) COLLATE "C")`,
   bytewise: (expr) => sql`(${expr} COLLATE "C")`,
   like: (expr, pattern) => sql`(${expr} ILIKE ${pattern} ESCAPE '\\')`,

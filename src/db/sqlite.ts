@@ -19,6 +19,13 @@ export const sqliteHooks: SqlDialect = {
       number: sql`(CASE WHEN ${type} IN ('integer', 'real') THEN json_extract(${column}, ${path}) END)`,
     };
   },
+  jsonEntries: (column) => ({
+    join: sql`CROSS JOIN json_each(CASE WHEN json_type(${column}) = 'object' THEN ${column} ELSE '{}' END) AS k`,
+    key: sql`k.key`,
+    kind: sql`(CASE k.type WHEN 'integer' THEN 'number' WHEN 'real' THEN 'number' WHEN 'text' THEN 'string' WHEN 'true' THEN 'boolean'
+      WHEN 'false' THEN 'boolean' WHEN 'null' THEN 'null' ELSE 'container' END)`,
+    text: sql`(CASE WHEN k.type IN ('object', 'array') THEN NULL ELSE CAST(k.value AS TEXT) END)`,
+  }),
   text: (expr) => sql`CAST(${expr} AS TEXT)`,
   bytewise: (expr) => expr,
   like: (expr, pattern) => sql`(${expr} LIKE ${pattern} ESCAPE '\\')`,

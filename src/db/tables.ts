@@ -58,7 +58,33 @@ export interface AuditlogTable {
   ip: string | null;
 }
 
+export interface SessionsTable {
+  id: Generated<number>;
+  token_hash: string;
+  client_id: number;
+  user_id: number;
+  company_id: number;
+  created: string;
+  last_used: string;
+  expires: string;
+}
+
+export interface LoginThrottleTable {
+  username: string;
+  failures: number;
+  retry_at: string;
+}
+
+export interface LoginBudgetTable {
+  client_id: number;
+  window_start: string;
+  failures: number;
+}
+
 export interface Tables {
+  sessions: SessionsTable;
+  login_throttle: LoginThrottleTable;
+  login_budget: LoginBudgetTable;
   clients: ClientsTable;
   companies: CompaniesTable;
   users: UsersTable;

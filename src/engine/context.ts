@@ -1,7 +1,8 @@
 import type { Database } from '../db/database.ts';
-import type { Clock } from '../model/dates.ts';
+import { type Clock, formatDate } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Catalog, ComputedContext, Reference } from '../model/types.ts';
+import type { BlobStore } from '../storage/blobs.ts';
 import type { Resource } from './resource.ts';
 
 /** A reference to a resource from a table that is not itself a resource (certificates, sessions). */
@@ -41,7 +42,9 @@ export interface Ctx {
   readonly principal: Principal;
   /** The caller's address as recorded in audit entries. */
   readonly ip: string | null;
+  /** Uploaded file content; null where no file can be touched (operator commands). */
+  readonly blobs: BlobStore | null;
 }
 
 export const computedContext = (ctx: Ctx, alias: string): ComputedContext =>
-  ({ alias, hooks: ctx.database.hooks, baseUrl: ctx.baseUrl, principal: ctx.principal });
+  ({ alias, hooks: ctx.database.hooks, baseUrl: ctx.baseUrl, principal: ctx.principal, today: formatDate(ctx.clock.now()) });

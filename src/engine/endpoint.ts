@@ -2,7 +2,8 @@
 // handlers from the generic engine. Nothing here knows about HTTP.
 import type { Readable } from 'node:stream';
 import type { JsonValue } from '../model/json.ts';
-import type { Level, Verb } from '../model/types.ts';
+import type { Principal } from '../model/principal.ts';
+import type { Need, Verb } from '../model/types.ts';
 import { bodyObjects } from './body.ts';
 import type { Ctx } from './context.ts';
 import { listRecords } from './list.ts';
@@ -18,8 +19,9 @@ export interface Call {
   readonly orderHeader: string | undefined;
   /** The parsed JSON body (undefined when empty); throws `malformed_json`. Read it after the filters. */
   json(): JsonValue | undefined;
-  /** The unread request body, for endpoints that stream it. */
+  /** The unread request body, for endpoints that stream it, and its declared length. */
   readonly stream: Readable;
+  readonly contentLength: number | undefined;
 }
 
 export interface Pagination { readonly total_pages: number; readonly total_records: number }
@@ -29,6 +31,8 @@ export interface Reply {
   /** The `response` member as JSON text. */
   readonly response: string;
   readonly pagination?: Pagination;
+  /** Instead of the envelope: a file's bytes with their headers (downloads). */
+  readonly file?: { readonly stream: Readable; readonly headers: Readonly<Record<string, string>> };
 }
 
 export type Handler = (call: Call) => Promise<Reply>;
@@ -36,12 +40,14 @@ export type Handler = (call: Call) => Promise<Reply>;
 export interface Endpoint {
   readonly name: string;
   readonly handlers: Partial<Record<Verb, Handler>>;
-  /** Least session level per verb; 'self' endpoints decide inside the handler. */
-  readonly access: Partial<Record<Verb, Level>>;
+  /** Least session level per verb (missing: admin). */
+  readonly access: Partial<Record<Verb, Need>>;
   /** The body is streamed by the handler instead of read (and size-limited) up front. */
   readonly streamsBody?: boolean;
   /** Answers without a session check (login). */
   readonly sessionless?: boolean;
+  /** Replaces the level check of `access` (login needs an impersonation certificate instead). */
+  authorize?(p: Principal, verb: Verb): void;
 }
 
 export const counts = (a: string, an: number, b: string, bn: number) => `{${JSON.stringify(a)}:${an},${JSON.stringify(b)}:${bn}}`;

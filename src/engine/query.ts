@@ -17,7 +17,6 @@ const PAGE = /^[1-9]\d*$/;
 
 export function parseQuery(def: ResourceDef, verb: Verb, segments: readonly string[], orderHeader: string | undefined,
   lookup: Lookup, limits: Limits): Query {
-  if (segments.length > limits.maxFilters) throw invalidFilter(segments[limits.maxFilters]!);
   if (verb === 'PUT' && segments.length > 0) throw invalidFilter(segments[0]!);
   const conditions: Condition[] = [];
   let page: number | null = null;
@@ -29,6 +28,8 @@ export function parseQuery(def: ResourceDef, verb: Verb, segments: readonly stri
       page = Number(segment.value);
       continue;
     }
+    // `page` never counts towards the limit of filter segments (spec §4.1, §10).
+    if (conditions.length === limits.maxFilters) throw invalidFilter(raw);
     const ref = resolveField(def, segment.field, lookup);
     if (!ref) throw invalidFilter(raw);
     conditions.push(typeCondition(segment, ref));

@@ -17,6 +17,8 @@ export interface WriteTx {
   /** Creates a record of another resource in this transaction (checked, audited); returns its id. */
   create(resource: string, values: Row): Promise<number>;
   audit(entry: AuditEntry): void;
+  /** Runs once the transaction has committed (never if it rolls back). */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 export interface Hooks {

@@ -1,7 +1,7 @@
 // PUT, POST and DELETE. Each request is one transaction: every matched record
 // changes or none does, and its audit entries commit with it (spec §6, §8.4).
 import { sql } from 'kysely';
-import { dataError, filterRequired, invalidValue, tooMany } from '../errors.ts';
+import { accessDenied, dataError, filterRequired, invalidValue, tooMany } from '../errors.ts';
 import { formatDate, formatDatetime } from '../model/dates.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
@@ -17,19 +17,23 @@ import { removeRecords } from './remove.ts';
 /** Runs `fn` in one transaction with the request's clock reading and audit buffer. */
 export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const t = ctx.clock.now();
+  const committed: (() => Promise<void>)[] = [];
   try {
-    return await ctx.database.transaction(async (db) => {
+    const result = await ctx.database.transaction(async (db) => {
       const entries: AuditEntry[] = [];
       const tx: WriteTx = {
         ctx, db, now: formatDatetime(t), today: formatDate(t),
         find: (def, id) => findInScope(ctx, db, def, id),
         create: (name, values) => insertRecord(tx, resourceOf(ctx, name), values),
         audit: (e) => entries.push(e),
+        afterCommit: (f) => committed.push(f),
       };
-      const result = await fn(tx);
+      const value = await fn(tx);
       await insertAudit(ctx, db, tx.now, entries);
-      return result;
+      return value;
     });
+    for (const f of committed) await f();
+    return result;
   } catch (error) {
     // A race the pre-checks could not see (another transaction committed first).
     if (ctx.database.hooks.isUniqueViolation(error)) throw dataError('a unique value is already in use');
@@ -125,12 +129,20 @@ export interface UpdateResult { readonly updated: number; readonly found: number
 export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject): Promise<UpdateResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
   const changes = readFields(res.def, body, 'update', ctx.limits);
+  checkFieldAccess(ctx, res.def, changes);
   return inWriteTx(ctx, async (tx) => {
     const rows = await matchRows(tx, res.def, query);
     let updated = 0;
     for (const row of rows) if (await updateRecord(tx, res, row, { ...changes })) updated++;
     return { updated, found: rows.length };
   });
+}
+
+/** A session below admin may POST only the fields the resource opens to it (`userPost`). */
+function checkFieldAccess(ctx: Ctx, def: ResourceDef, changes: Row): void {
+  const { level } = ctx.principal;
+  if (level === 'basic' || level === 'admin' || !def.userPost) return;
+  if (Object.keys(changes).some((k) => !def.userPost!.includes(k))) throw accessDenied('POST', def.name, 'admin');
 }
 
 /** Applies `changes` to one stored record; false when nothing actually changed. */

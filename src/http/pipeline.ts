@@ -4,6 +4,7 @@
 // endpoint) → state and references (409).
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { authenticate } from '../auth/authenticate.ts';
 import { presented, type ProxySettings } from '../auth/transport.ts';
 import type { Database } from '../db/database.ts';
@@ -14,6 +15,7 @@ import type { Clock } from '../model/dates.ts';
 import type { JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Verb } from '../model/types.ts';
+import type { BlobStore } from '../storage/blobs.ts';
 import { parseBody, readBody } from './body.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
 import { splitPath } from './path.ts';
@@ -21,8 +23,9 @@ import { splitPath } from './path.ts';
 export const API_VERSION = '3.0';
 const MAX_URL = 8192;
 const VERBS: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'];
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' } as const;
 
-/** Sessions and access levels (impersonation mode); absent, every call is basic mode. */
+/** Sessions and access levels (impersonation mode). */
 export interface Impersonation {
   /** The principal to act as: the certificate's, or its session user's (throws bad_session). */
   resolve(principal: Principal, authorization: string | undefined, now: Date): Promise<Principal>;
@@ -39,13 +42,15 @@ export interface ApiDeps {
   readonly baseUrl: string;
   readonly bodyMaxBytes: number;
   readonly proxy: ProxySettings | null;
-  readonly impersonation?: Impersonation;
+  readonly impersonation: Impersonation;
+  readonly blobs: BlobStore | null;
 }
 
 export interface ApiResult {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  /** The JSON envelope, or a file's bytes (download). */
+  readonly body: string | Readable;
 }
 
 const allowed = (e: Endpoint) => VERBS.filter((v) => e.handlers[v as Verb]).flatMap((v) => (v === 'GET' ? ['GET', 'HEAD'] : [v]));
@@ -67,25 +72,30 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const verb = (method === 'HEAD' ? 'GET' : method) as Verb;
     const handler = VERBS.includes(verb) ? endpoint.handlers[verb] : undefined;
     if (!handler) throw methodNotAllowed(method, endpoint.name, allowed(endpoint));
-    if (deps.impersonation && !endpoint.sessionless) {
+    if (!endpoint.sessionless) {
       principal = await deps.impersonation.resolve(principal, req.headers.authorization, now);
       block.session = principal.session;
-      deps.impersonation.authorize(endpoint, verb, principal);
     }
+    deps.impersonation.authorize(endpoint, verb, principal);
     const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')
       ? await readBody(req, req.headers['content-length'], deps.bodyMaxBytes) : Buffer.alloc(0);
     const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');
     let parsed: { value: JsonValue | undefined } | null = null;
     const call: Call = {
-      ctx: { database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl, principal, ip },
+      ctx: {
+        database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
+        principal, ip, blobs: deps.blobs,
+      },
       verb, segments: path.segments, orderHeader, stream: req,
+      contentLength: req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']),
       json: () => (parsed ??= { value: parseBody(raw) }).value,
     };
     const reply = await handler(call);
-    return { status: reply.status ?? 200, headers: {}, body: successBody(block, reply.response, reply.pagination) };
+    if (reply.file) return { status: 200, headers: reply.file.headers, body: reply.file.stream };
+    return { status: reply.status ?? 200, headers: JSON_TYPE, body: successBody(block, reply.response, reply.pagination) };
   } catch (e) {
     const error = e instanceof ApiError ? e : internal(requestId);
     if (!(e instanceof ApiError)) log.error({ err: e, reference: requestId }, 'request failed');
-    return { status: error.status, headers: error.headers, body: errorBody(block, error) };
+    return { status: error.status, headers: { ...error.headers, ...JSON_TYPE }, body: errorBody(block, error) };
   }
 }

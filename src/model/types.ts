@@ -10,8 +10,11 @@ export type FieldType = 'int' | 'bool' | 'string' | 'date' | 'datetime' | 'json'
 
 export type Verb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** What a session needs to use a verb (basic mode has full access within its scope). */
+/** A session's access level (basic mode has full access within its scope). */
 export type Level = 'readonly' | 'user' | 'admin';
+
+/** What a verb needs: a level, or 'creator' (an admin with can_create_companies). */
+export type Need = Level | 'creator';
 
 export interface Reference {
   readonly resource: string;
@@ -50,6 +53,8 @@ export interface ComputedContext {
   readonly hooks: SqlDialect;
   readonly baseUrl: string;
   readonly principal: Principal;
+  /** The request's date (`YYYY-MM-DD`, UTC). */
+  readonly today: string;
 }
 
 export interface RelationDef {
@@ -79,7 +84,9 @@ export interface ResourceDef {
   /** Fields naming the asset and file an audit entry is about. */
   readonly audit?: { readonly asset?: string; readonly file?: string };
   /** Least session level per verb (basic mode is not limited). */
-  readonly access: Readonly<Record<Verb, Level>>;
+  readonly access: Readonly<Record<Verb, Need>>;
+  /** Fields a session below admin may still set by POST (its own messages' read state). */
+  readonly userPost?: readonly string[];
   /** A further condition on which records of the scope the caller sees (alias `t`). */
   readonly visible?: (c: ComputedContext) => Sql | null;
 }

@@ -5,7 +5,8 @@ import { ADMIN_WRITES, ALL_VERBS, ASSET_SHORT, data, embed, flag, id, ref, text 
 
 export const assetreminders: Resource = {
   def: {
-    name: 'assetreminders', table: 'assetreminders', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,
+    name: 'assetreminders', table: 'assetreminders', verbs: ALL_VERBS, scopeColumn: 'company_id',
+    access: { ...ADMIN_WRITES, POST: 'user' }, userPost: ['acknowledged'],
     fields: [
       id,
       { name: 'company_id', type: 'int' },

@@ -1,5 +1,6 @@
 // The audit log (spec §7.11, §8.4): append-only. PUT adds a note; nothing in
 // the API can change or remove an entry.
+import { sql } from 'kysely';
 import { insertAuditEntry } from '../engine/audit.ts';
 import { bodyObjects, readFields } from '../engine/body.ts';
 import { created, type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
@@ -16,6 +17,9 @@ export const auditlog: Resource = {
   def: {
     name: 'auditlog', table: 'auditlog', verbs: ['GET', 'PUT'], scopeColumn: 'company_id',
     access: { GET: 'readonly', PUT: 'user', POST: 'admin', DELETE: 'admin' },
+    // Entries about users, logins and sessions: basic mode and admin sessions only (spec §7.11).
+    visible: (c) => (c.principal.level === 'user' || c.principal.level === 'readonly'
+      ? sql`${sql.ref(`${c.alias}.endpoint`)} NOT IN ('users', 'login', 'logout', 'password', 'sessions', 'webhooks')` : null),
     fields: [
       id,
       { ...int('asset_id'), writable: 'create', references: { resource: 'assets', rule: 'in-scope', onDelete: 'keep' } },

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { dataError, invalidValue } from '../errors.ts';
-import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
+import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row, SqlValue } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, data, embed, id, modified } from './fields.ts';
 
@@ -18,12 +18,12 @@ export function managerOf(companyData: SqlValue | undefined): number | null {
   return m instanceof JsonNumber && Number.isSafeInteger(m.value) ? m.value : null;
 }
 
-/** The raw JSON text of the manager key, to tell whether a change touches it. */
+/** The raw JSON text of the manager key, to tell whether a change touches it (`5` and `"5"` differ). */
 function managerText(companyData: SqlValue | undefined): string | null {
   if (typeof companyData !== 'string') return null;
   const v = parseJson(companyData);
   const m = v instanceof JsonObject ? v.entries.get(MANAGER) : undefined;
-  return m === undefined ? null : JSON.stringify(m instanceof JsonNumber ? m.text : m);
+  return m === undefined ? null : stringifyJson(m);
 }
 
 /** The company and all its ancestors, nearest first. */
@@ -73,7 +73,7 @@ function beforeDelete(tx: WriteTx, rows: readonly Row[]): void {
 
 export const companies: Resource = {
   def: {
-    name: 'companies', table: 'companies', verbs: ALL_VERBS, scopeColumn: 'id', access: ADMIN_WRITES,
+    name: 'companies', table: 'companies', verbs: ALL_VERBS, scopeColumn: 'id', access: { ...ADMIN_WRITES, PUT: 'creator' },
     fields: [
       id,
       { name: 'name', type: 'string', writable: 'always', required: true },

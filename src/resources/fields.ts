@@ -1,5 +1,5 @@
 // Field and relation building blocks shared by the resource definitions.
-import type { FieldDef, Level, Reference, RelationDef, Verb } from '../model/types.ts';
+import type { FieldDef, Need, Reference, RelationDef, Verb } from '../model/types.ts';
 
 export const id: FieldDef = { name: 'id', type: 'int' };
 export const data: FieldDef = { name: 'data', type: 'json', nullable: true, writable: 'always' };
@@ -37,6 +37,6 @@ export const ASSET_SHORT = ['id', 'asset_no', 'serial_no', 'status', 'next_check
 export const ALL_VERBS: readonly Verb[] = ['GET', 'POST', 'PUT', 'DELETE'];
 
 /** Sessions: everyone reads, admins write. */
-export const ADMIN_WRITES: Readonly<Record<Verb, Level>> = { GET: 'readonly', POST: 'admin', PUT: 'admin', DELETE: 'admin' };
+export const ADMIN_WRITES: Readonly<Record<Verb, Need>> = { GET: 'readonly', POST: 'admin', PUT: 'admin', DELETE: 'admin' };
 /** Sessions: users may also create. */
-export const USER_CREATES: Readonly<Record<Verb, Level>> = { ...ADMIN_WRITES, PUT: 'user' };
+export const USER_CREATES: Readonly<Record<Verb, Need>> = { ...ADMIN_WRITES, PUT: 'user' };

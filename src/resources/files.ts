@@ -1,6 +1,7 @@
 // File references (spec §7.9). Content arrives through `upload` (§7.10, §8.3).
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
+import type { Ctx } from '../engine/context.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import type { Row } from '../model/types.ts';
 import { takeAssetCompany } from './owned.ts';
@@ -10,6 +11,13 @@ import { ADMIN_WRITES, ASSET_SHORT, ALL_VERBS, data, embed, id, modified, text, 
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
   await takeAssetCompany(tx, record);
   record.token = randomUUID();
+}
+
+/** Removes stored content once no file record refers to it any more. */
+export async function removeUnusedBlob(ctx: Ctx, blobId: string): Promise<void> {
+  if (!ctx.blobs) return;
+  const { rows } = await sql`SELECT id FROM files WHERE upload_uuid = ${blobId} LIMIT 1`.execute(ctx.database.db);
+  if (rows.length === 0) await ctx.blobs.remove(blobId);
 }
 
 export const files: Resource = {
@@ -32,5 +40,12 @@ export const files: Resource = {
     relations: [embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT), embed('company', 'companies', 'company_id')],
     audit: { asset: 'asset_id', file: 'id' },
   },
-  hooks: { beforeCreate },
+  hooks: {
+    beforeCreate,
+    beforeDelete(tx, rows) {
+      for (const id of new Set(rows.map((r) => r.upload_uuid).filter((u): u is string => typeof u === 'string'))) {
+        tx.afterCommit(() => removeUnusedBlob(tx.ctx, id));
+      }
+    },
+  },
 };

@@ -2,7 +2,9 @@
 // company; its `message_read` is then per user (table message_reads): a session
 // sees and sets its own state, basic mode sees 1 once every recipient has read it.
 import { sql } from 'kysely';
+import { computedContext } from '../engine/context.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
+import { accessDenied } from '../errors.ts';
 import type { ComputedContext, Row } from '../model/types.ts';
 import { companyId, data, date, embed, flag, id, modified, ref, text, USER_CREATES } from './fields.ts';
 
@@ -17,7 +19,7 @@ function messageRead(c: ComputedContext) {
 }
 
 async function effectiveRead(tx: WriteTx, message: Row): Promise<number> {
-  const { rows } = await sql<{ v: number }>`SELECT ${messageRead({ alias: 't', hooks: tx.ctx.database.hooks, baseUrl: '', principal: tx.ctx.principal })} AS v
+  const { rows } = await sql<{ v: number }>`SELECT ${messageRead(computedContext(tx.ctx, 't'))} AS v
     FROM messages t WHERE t.id = ${message.id}`.execute(tx.db);
   return Number(rows[0]?.v ?? 0);
 }
@@ -36,7 +38,24 @@ async function setCompanyRead(tx: WriteTx, message: Row, read: boolean): Promise
     AND NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = ${message.id} AND r.user_id = u.id)`.execute(tx.db);
 }
 
+/**
+ * In a session only the user's own messages are visible: addressed to the user or
+ * (target null) to the user's company, within their date range; or sent by the user.
+ */
+function visible(c: ComputedContext) {
+  const s = c.principal.session;
+  if (!s) return null;
+  const t = (col: string) => sql.ref(`${c.alias}.${col}`);
+  const inRange = sql`(${t('date_range_start')} IS NULL OR ${t('date_range_start')} <= ${c.today})
+    AND (${t('date_range_end')} IS NULL OR ${t('date_range_end')} >= ${c.today})`;
+  const addressed = sql`(${t('target_user_id')} = ${s.userId} OR (${t('target_user_id')} IS NULL AND ${t('company_id')} = ${s.companyId}))`;
+  return sql`((${addressed} AND ${inRange}) OR ${t('sender_user_id')} = ${s.userId})`;
+}
+
 async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> {
+  const p = tx.ctx.principal;
+  const isOwn = old.target_user_id === null || old.target_user_id === p.session?.userId;
+  if (p.session && p.level !== 'admin' && !isOwn) throw accessDenied('POST', 'messages', 'admin');
   const target = changes.target_user_id !== undefined ? changes.target_user_id : old.target_user_id;
   if (target !== null || changes.message_read === undefined) return;
   // Compare against what the caller sees, so records_updated counts real changes.
@@ -46,7 +65,8 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
 
 export const messages: Resource = {
   def: {
-    name: 'messages', table: 'messages', verbs: ['GET', 'POST', 'PUT', 'DELETE'], scopeColumn: 'company_id', access: USER_CREATES,
+    name: 'messages', table: 'messages', verbs: ['GET', 'POST', 'PUT', 'DELETE'], scopeColumn: 'company_id',
+    access: { ...USER_CREATES, POST: 'user' }, userPost: ['message_read'], visible,
     fields: [
       id,
       { name: 'sender_user_id', type: 'int', nullable: true, references: { resource: 'users', rule: 'in-scope', onDelete: 'set-null' } },

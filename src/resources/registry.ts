@@ -12,8 +12,16 @@ import { departments, locations } from './departments.ts';
 import { endpointsEndpoint } from './endpoints.ts';
 import { externaltypes } from './externaltypes.ts';
 import { files } from './files.ts';
+import { loginEndpoint } from './login.ts';
+import { logoutEndpoint } from './logout.ts';
 import { messages } from './messages.ts';
+import { metadataEndpoint } from './metadata.ts';
+import { moveassetEndpoint } from './moveasset.ts';
+import { passwordEndpoint } from './password.ts';
+import { randompasswordEndpoint } from './randompassword.ts';
+import { uploadEndpoint } from './upload.ts';
 import { users } from './users.ts';
+import type { BlobStore } from '../storage/blobs.ts';
 
 export const RESOURCES: readonly Resource[] = [
   assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users,
@@ -24,6 +32,8 @@ const INTERNAL: readonly InternalReference[] = [
   { table: 'clients', column: 'company_id', resource: 'companies', onDelete: 'restrict' },
   { table: 'message_reads', column: 'message_id', resource: 'messages', onDelete: 'cascade' },
   { table: 'message_reads', column: 'user_id', resource: 'users', onDelete: 'cascade' },
+  { table: 'sessions', column: 'user_id', resource: 'users', onDelete: 'cascade' },
+  { table: 'sessions', column: 'company_id', resource: 'companies', onDelete: 'cascade' },
 ];
 
 export function createRegistry(resources: readonly Resource[] = RESOURCES, internal = INTERNAL): Registry {
@@ -40,11 +50,24 @@ export function createRegistry(resources: readonly Resource[] = RESOURCES, inter
   };
 }
 
-export function createEndpoints(extra: readonly Endpoint[] = []): ReadonlyMap<string, Endpoint> {
+export interface EndpointSettings {
+  readonly loginFailuresPerHour: number;
+  readonly blobs: BlobStore;
+  readonly uploadMaxBytes: number;
+}
+
+export function createEndpoints(settings: EndpointSettings, extra: readonly Endpoint[] = []): ReadonlyMap<string, Endpoint> {
   const list: Endpoint[] = [
     endpointsEndpoint,
     ...RESOURCES.filter((r) => r !== auditlog).map((r) => resourceEndpoint(r)),
     auditlogEndpoint,
+    loginEndpoint(settings.loginFailuresPerHour),
+    logoutEndpoint,
+    passwordEndpoint,
+    randompasswordEndpoint,
+    uploadEndpoint(settings.blobs, settings.uploadMaxBytes),
+    metadataEndpoint,
+    moveassetEndpoint,
     ...extra,
   ];
   return new Map(list.map((e) => [e.name, e]));

@@ -1,7 +1,8 @@
 // Users (spec §7.13). Passwords are set only through `password`; no hash ever
 // leaves the database.
-import type { Resource } from '../engine/resource.ts';
-import { invalidValue } from '../errors.ts';
+import { levelOf } from '../auth/access.ts';
+import type { Resource, WriteTx } from '../engine/resource.ts';
+import { forbidden, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
 import type { SqlValue } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, flag, id, modified, required, text } from './fields.ts';
@@ -20,6 +21,19 @@ export function checkPermissions(value: SqlValue | undefined): void {
   }
 }
 
+const RANK = { readonly: 0, user: 1, admin: 2 } as const;
+
+/** A session may not change its own permissions, nor grant a level or flag it does not hold (spec §3). */
+function checkGrant(tx: WriteTx, permissions: SqlValue | undefined, targetId: SqlValue | undefined, old: SqlValue | undefined): void {
+  const p = tx.ctx.principal;
+  if (!p.session || permissions === undefined || permissions === old) return;
+  if (targetId === p.session.userId) throw forbidden('Access denied: a session cannot change its own permissions');
+  const wanted = levelOf(permissions === null ? null : String(permissions));
+  if ((p.level !== 'basic' && RANK[wanted.level] > RANK[p.level]) || (wanted.canCreateCompanies && !p.canCreateCompanies)) {
+    throw forbidden('Access denied: a session cannot grant a level or flag it does not hold');
+  }
+}
+
 export const users: Resource = {
   def: {
     name: 'users', table: 'users', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,
@@ -33,7 +47,13 @@ export const users: Resource = {
     unique: [['username']],
   },
   hooks: {
-    beforeCreate: (_tx, record) => checkPermissions(record.permissions),
-    beforeUpdate: (_tx, _old, changes) => checkPermissions(changes.permissions),
+    beforeCreate(tx, record) {
+      checkPermissions(record.permissions);
+      checkGrant(tx, record.permissions, undefined, undefined);
+    },
+    beforeUpdate(tx, old, changes) {
+      checkPermissions(changes.permissions);
+      checkGrant(tx, changes.permissions, old.id, old.permissions);
+    },
   },
 };

@@ -1,0 +1,35 @@
+// Access levels of sessions (spec §3): readonly < user < admin; creating
+// companies also needs can_create_companies. Basic mode is not limited.
+import type { Endpoint } from '../engine/endpoint.ts';
+import { accessDenied } from '../errors.ts';
+import { JsonObject, parseJson } from '../model/json.ts';
+import type { Principal } from '../model/principal.ts';
+import type { Level, Need, Verb } from '../model/types.ts';
+
+const RANK: Readonly<Record<Level, number>> = { readonly: 0, user: 1, admin: 2 };
+
+/** `users.permissions` → level and flag; null or a missing level means `user`. */
+export function levelOf(permissions: string | null): { level: Level; canCreateCompanies: boolean } {
+  const v = permissions ? parseJson(permissions) : null;
+  const get = (k: string) => (v instanceof JsonObject ? v.entries.get(k) : undefined);
+  const level = get('level');
+  return {
+    level: level === 'readonly' || level === 'admin' ? level : 'user',
+    canCreateCompanies: get('can_create_companies') === true,
+  };
+}
+
+export const needText = (need: Need) => (need === 'creator' ? 'admin with can_create_companies' : need);
+
+export function allows(p: Principal, need: Need): boolean {
+  if (p.level === 'basic') return true;
+  if (need === 'creator') return p.level === 'admin' && p.canCreateCompanies;
+  return RANK[p.level] >= RANK[need];
+}
+
+/** Throws 403 when the caller's level may not use the verb on the endpoint. */
+export function authorize(endpoint: Endpoint, verb: Verb, p: Principal): void {
+  if (endpoint.authorize) return endpoint.authorize(p, verb);
+  const need = endpoint.access[verb] ?? 'admin';
+  if (!allows(p, need)) throw accessDenied(verb, endpoint.name, needText(need));
+}

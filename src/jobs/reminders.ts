@@ -1,0 +1,133 @@
+// The reminder run (spec §8.2): one reminder per due asset and due date, and
+// delivery of reminders that became active as messages to the company's users
+// who take reminders. Idempotent, and safe when several instances run it at
+// once: creation relies on a unique index, delivery claims each reminder with a
+// conditional update before sending it.
+import { sql } from 'kysely';
+import type { Database, Db } from '../db/database.ts';
+import { insertAudit, type AuditEntry } from '../engine/audit.ts';
+import type { Ctx } from '../engine/context.ts';
+import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
+import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
+import { operatorContext } from '../admin.ts';
+
+export interface ReminderRun { readonly created: number; readonly delivered: number; readonly messages: number }
+
+const DEFAULT_WINDOW = 30;
+const NEVER_REMINDED = ['retired', 'disposed', 'inactive'];
+
+interface CompanySettings { readonly id: number; readonly window: number; readonly timeZone: string }
+
+function settingsOf(id: number, data: string | null): CompanySettings {
+  const v = data ? parseJson(data) : null;
+  const get = (k: string) => (v instanceof JsonObject ? v.entries.get(k) : undefined);
+  const days = get('reminder_days');
+  const zone = get('timezone');
+  return {
+    id,
+    window: days instanceof JsonNumber && Number.isInteger(days.value) && days.value >= 0 ? Math.min(days.value, 3650) : DEFAULT_WINDOW,
+    timeZone: typeof zone === 'string' && validZone(zone) ? zone : 'UTC',
+  };
+}
+
+function validZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Today's date in a company's time zone. */
+export function todayIn(timeZone: string, now: Date): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+export async function runReminders(database: Database, clock: Clock): Promise<ReminderRun> {
+  const companies = await database.db.selectFrom('companies').select(['id', 'data']).orderBy('id').execute();
+  let created = 0;
+  let delivered = 0;
+  let messages = 0;
+  for (const c of companies) {
+    const settings = settingsOf(Number(c.id), c.data);
+    const ctx = operatorContext(database, settings.id, clock);
+    created += await createReminders(ctx, settings);
+    const sent = await deliverReminders(ctx, settings);
+    delivered += sent.reminders;
+    messages += sent.messages;
+  }
+  return { created, delivered, messages };
+}
+
+interface DueAsset { id: number; asset_no: string; description: string; next_check: string }
+
+async function createReminders(ctx: Ctx, s: CompanySettings): Promise<number> {
+  const now = ctx.clock.now();
+  const today = todayIn(s.timeZone, now);
+  return ctx.database.transaction(async (db) => {
+    const { rows: due } = await sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
+      WHERE a.company_id = ${s.id} AND a.next_check IS NOT NULL AND a.next_check <= ${addDays(today, s.window)}
+      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)})
+      AND NOT EXISTS (SELECT 1 FROM assetreminders r WHERE r.asset_id = a.id AND r.due_date = a.next_check AND r.user_id IS NULL)
+      ORDER BY a.id`.execute(db);
+    const entries: AuditEntry[] = [];
+    for (const a of due) {
+      const message = `${a.next_check < today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no}${a.description ? ` (${a.description})` : ''} on ${a.next_check}`;
+      const remind = addDays(a.next_check, -s.window);
+      const { rows } = await sql<{ id: number }>`INSERT INTO assetreminders
+        (company_id, asset_id, user_id, due_date, remind_date, message, sent, acknowledged, data)
+        VALUES (${s.id}, ${a.id}, NULL, ${a.next_check}, ${remind}, ${message}, 0, 0, NULL)
+        ON CONFLICT DO NOTHING RETURNING id`.execute(db);
+      const id = rows[0] ? Number(rows[0].id) : null;
+      if (id === null) continue;
+      entries.push({ endpoint: 'assetreminders', action: 'create', recordId: id, companyId: s.id, assetId: a.id,
+        message: `Created assetreminders record ${id} (reminder run)`,
+        newdata: JSON.stringify({ asset_id: a.id, due_date: a.next_check, remind_date: remind, message }) });
+    }
+    await insertAudit(ctx, db, formatDatetime(now), entries);
+    return entries.length;
+  });
+}
+
+interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string }
+
+async function deliverReminders(ctx: Ctx, s: CompanySettings): Promise<{ reminders: number; messages: number }> {
+  const now = ctx.clock.now();
+  const at = formatDatetime(now);
+  const { rows: active } = await sql<ActiveReminder>`SELECT id, asset_id, user_id, message, due_date FROM assetreminders
+    WHERE company_id = ${s.id} AND sent = 0 AND remind_date <= ${todayIn(s.timeZone, now)} ORDER BY id`.execute(ctx.database.db);
+  let reminders = 0;
+  let messages = 0;
+  for (const r of active) {
+    const sent = await ctx.database.transaction(async (db) => {
+      const claim = await sql`UPDATE assetreminders SET sent = 1 WHERE id = ${r.id} AND sent = 0`.execute(db);
+      if (Number(claim.numAffectedRows ?? 0) !== 1) return null;
+      const recipients = await recipientsOf(db, s.id, r.user_id);
+      const entries: AuditEntry[] = [{ endpoint: 'assetreminders', action: 'update', recordId: r.id, companyId: s.id, assetId: r.asset_id,
+        message: `Updated assetreminders record ${r.id} (reminder run)`, olddata: '{"sent":0}', newdata: '{"sent":1}' }];
+      for (const userId of recipients) {
+        const data = JSON.stringify({ reminder_id: r.id, asset_id: r.asset_id, due_date: r.due_date });
+        const { rows } = await sql<{ id: number }>`INSERT INTO messages (sender_user_id, target_user_id, company_id, message_read,
+          date_range_start, date_range_end, messagetext, data, modified)
+          VALUES (NULL, ${userId}, ${s.id}, 0, NULL, NULL, ${r.message}, ${data}, ${at}) RETURNING id`.execute(db);
+        const id = Number(rows[0]!.id);
+        entries.push({ endpoint: 'messages', action: 'create', recordId: id, companyId: s.id, message: `Created messages record ${id} (reminder run)`,
+          newdata: JSON.stringify({ target_user_id: userId, messagetext: r.message, data: JSON.parse(data) }) });
+      }
+      await insertAudit(ctx, db, at, entries);
+      return recipients.length;
+    });
+    if (sent === null) continue;
+    reminders++;
+    messages += sent;
+  }
+  return { reminders, messages };
+}
+
+/** A reminder for a user goes to that user; one for nobody in particular to every user of the company who takes reminders. */
+async function recipientsOf(db: Db, companyId: number, userId: number | null): Promise<number[]> {
+  let q = db.selectFrom('users').select('id').where('company_id', '=', companyId).where('reminders', '=', 1);
+  if (userId !== null) q = q.where('id', '=', userId);
+  return (await q.orderBy('id').execute()).map((u) => Number(u.id));
+}

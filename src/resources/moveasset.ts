@@ -1,0 +1,62 @@
+// POST /3.0/moveasset {"asset_id": N, "company_id": M} moves an asset, with its
+// files and reminders, to another company in scope (spec §7.17). References to
+// the old company's location, department and external type are cleared.
+import { sql } from 'kysely';
+import { bodyObjects, readFields } from '../engine/body.ts';
+import type { Endpoint } from '../engine/endpoint.ts';
+import { listRecords } from '../engine/list.ts';
+import { parseQuery } from '../engine/query.ts';
+import type { Resource, WriteTx } from '../engine/resource.ts';
+import { inWriteTx, updateRecord } from '../engine/write.ts';
+import { invalidFilter, invalidValue } from '../errors.ts';
+import type { ResourceDef, Row } from '../model/types.ts';
+import { assetreminders } from './assetreminders.ts';
+import { assets } from './assets.ts';
+import { files } from './files.ts';
+
+const moveDef: ResourceDef = {
+  name: 'moveasset', table: 'assets', verbs: ['POST'], scopeColumn: 'company_id', relations: [],
+  access: { GET: 'creator', POST: 'creator', PUT: 'creator', DELETE: 'creator' },
+  fields: [
+    { name: 'asset_id', type: 'int', writable: 'always', required: true },
+    { name: 'company_id', type: 'int', writable: 'always', required: true },
+  ],
+};
+
+const CLEARED = ['location_id', 'department_id', 'external_type_id'] as const;
+
+async function carry(tx: WriteTx, res: Resource, assetId: number, companyId: number): Promise<void> {
+  const { rows } = await sql<Row>`SELECT * FROM ${sql.table(res.def.table)} WHERE asset_id = ${assetId} ORDER BY id`.execute(tx.db);
+  for (const row of rows) await updateRecord(tx, res, row, { company_id: companyId });
+}
+
+export const moveassetEndpoint: Endpoint = {
+  name: 'moveasset',
+  access: moveDef.access,
+  handlers: {
+    async POST(c) {
+      const { ctx } = c;
+      if (c.segments.length > 0) throw invalidFilter(c.segments[0]!);
+      const [body] = bodyObjects(c.json(), 'POST');
+      const given = readFields(moveDef, body!, 'update', ctx.limits);
+      if (given.asset_id === undefined || given.asset_id === null) throw invalidValue('asset_id');
+      if (given.company_id === undefined || given.company_id === null) throw invalidValue('company_id');
+      const assetId = Number(given.asset_id);
+      const companyId = Number(given.company_id);
+      await inWriteTx(ctx, async (tx) => {
+        const asset = await tx.find(assets.def, assetId);
+        if (!asset) throw invalidValue('asset_id');
+        if (!(await tx.find(ctx.catalog.lookup('companies'), companyId))) throw invalidValue('company_id');
+        if (asset.company_id === companyId) return;
+        const changes: Row = { company_id: companyId };
+        for (const k of CLEARED) if (asset[k] !== null) changes[k] = null;
+        await updateRecord(tx, assets, asset, changes);
+        await carry(tx, files, assetId, companyId);
+        await carry(tx, assetreminders, assetId, companyId);
+      });
+      const query = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
+      const page = await listRecords(ctx, assets.def, query);
+      return { response: `[${page.records.join(',')}]` };
+    },
+  },
+};
