@@ -94,8 +94,10 @@ function compileJson(c: Condition, j: ReturnType<SqlDialect['json']>, hooks: Sql
   if (v.kind === 'null') return op === '=' ? missing : sql`(NOT ${missing})`;
   if (v.kind === 'contains') return hooks.like(j.text, v.pattern);
   if (v.kind !== 'json') throw new Error('unreachable: plain value on a JSON path');
+  // A value that is not a JSON number compares as text with every scalar, numbers included.
+  const textKinds = sql.raw(v.number === null ? `('string', 'boolean', 'number')` : `('string', 'boolean')`);
   const compare = (o: Operator): Sql => {
-    const asText = sql`(${j.kind} IN ('string', 'boolean') AND ${cmp(j.text, o, v.text)})`;
+    const asText = sql`(${j.kind} IN ${textKinds} AND ${cmp(j.text, o, v.text)})`;
     return v.number === null ? asText : sql`((${j.kind} = 'number' AND ${cmp(j.number, o, v.number)}) OR ${asText})`;
   };
   if (op === '!') return sql`(${missing} OR (${j.kind} <> 'container' AND NOT ${compare('=')}))`;

@@ -68,5 +68,7 @@ export function parseSegment(raw: string): FilterSegment {
   } catch {
     throw invalidFilter(raw);
   }
+  // No engine stores a NUL character, and SQLite's LIKE would stop at one.
+  if (value.includes('\u0000')) throw invalidFilter(raw);
   return { raw, field, op, value: value === '<NULL>' ? null : value };
 }

@@ -45,6 +45,8 @@ export const auditlogEndpoint: Endpoint = resourceEndpoint(auditlog, {
     const items = bodyObjects(c.json(), 'PUT');
     if (items.length > ctx.limits.maxBatch) throw tooMany(items.length, ctx.limits.maxBatch);
     const notes = items.map((o) => readFields(auditlog.def, o, 'create', ctx.limits));
+    // readFields checks only what is sent; a note without a message is no note.
+    if (notes.some((n) => typeof n.message !== 'string')) throw invalidValue('message');
     const ids = await inWriteTx(ctx, async (tx) => {
       const out: number[] = [];
       for (const note of notes) {

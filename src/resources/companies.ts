@@ -36,12 +36,12 @@ export async function ancestorsOf(db: Db, companyIdValue: number): Promise<numbe
 }
 
 /** A manager id must name a live certificate whose scope contains the company. */
-async function checkManager(tx: WriteTx, companyData: SqlValue | undefined, ancestry: readonly number[]): Promise<void> {
+async function checkManager(tx: WriteTx, companyData: SqlValue | undefined, ancestry: readonly number[], field = 'data'): Promise<void> {
   if (managerText(companyData) === null) return;
   const manager = managerOf(companyData);
   const client = manager === null ? undefined : await tx.db.selectFrom('clients').select('company_id')
     .where('id', '=', manager).where('revoked', 'is', null).executeTakeFirst();
-  if (!client || !ancestry.includes(Number(client.company_id))) throw invalidValue('data');
+  if (!client || !ancestry.includes(Number(client.company_id))) throw invalidValue(field);
 }
 
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
@@ -63,6 +63,17 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
     if (isTop) throw invalidValue('data');
     const parent = changes.parent_id !== undefined ? changes.parent_id : old.parent_id;
     await checkManager(tx, changes.data, [Number(old.id), ...(parent === null ? [] : await ancestorsOf(tx.db, Number(parent)))]);
+  }
+}
+
+/** A move may not take the company, or any company below it, out of its approving system's scope. */
+async function afterUpdate(tx: WriteTx, old: Row, next: Row): Promise<void> {
+  if (next.parent_id === old.parent_id) return;
+  const { rows } = await sql<{ id: number; data: SqlValue }>`WITH RECURSIVE down(id) AS (
+      SELECT CAST(${old.id} AS bigint) UNION SELECT c.id FROM companies c JOIN down d ON c.parent_id = d.id)
+    SELECT id, data FROM companies WHERE id IN (SELECT id FROM down)`.execute(tx.db);
+  for (const r of rows) {
+    if (managerText(r.data) !== null) await checkManager(tx, r.data, await ancestorsOf(tx.db, Number(r.id)), 'parent_id');
   }
 }
 
@@ -88,5 +99,5 @@ export const companies: Resource = {
     relations: [embed('parentcompany', 'companies', 'parent_id')],
     unique: [['subdomain']],
   },
-  hooks: { beforeCreate, beforeUpdate, beforeDelete },
+  hooks: { beforeCreate, beforeUpdate, afterUpdate, beforeDelete },
 };

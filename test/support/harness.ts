@@ -119,6 +119,9 @@ export async function startService(kind: DbKind, options: Partial<AppOptions> = 
     },
     async close() {
       for (const c of clients) c.close();
+      // The harness listened on the HTTPS server itself, so it also closes it.
+      app.https.closeAllConnections();
+      await new Promise<void>((r) => app.https.close(() => r()));
       await app.fastify.close();
       await fresh.drop();
     },

@@ -1,0 +1,767 @@
+// The operator CLI (spec §11, §12) driven as an operator drives it: separate
+// processes, a real DATA_DIR, both database engines, a running server, and the
+// demo's curl commands executed exactly as printed.
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createHash, createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openDatabase } from '../../src/db/database.ts';
+import { createSelfSigned } from '../../src/tls/x509.ts';
+import { TestClient, type TestResponse } from '../support/client.ts';
+import { DB_KINDS, type DbKind } from '../support/harness.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const MAIN = join(ROOT, 'src/cli/main.ts');
+const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
+const CLI_TIMEOUT_MS = 60_000;
+const SERVER_TIMEOUT_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** Settings a developer's shell may carry that would leak into the processes under test. */
+const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
+  'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME'];
+/** The migrations the code base ships, by file name: `migrate` must apply each of them exactly once. */
+const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_\w+\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
+const USAGE_LINES = ['serve', 'demo', 'migrate', 'company add --name N [--parent ID]', 'cert create --out DIR [--cn NAME] [--days N]',
+  'client add --company ID --cert FILE [--name N] [--impersonation]', 'client list', 'client revoke ID', 'user add --company ID --username U --email E',
+  'reminders run'];
+
+// ---------------------------------------------------------------------------------------------
+// Processes: every one is tracked, so that none outlives the suite even when an assertion fails.
+
+const live = new Set<ChildProcessWithoutNullStreams>();
+after(() => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+interface Exit { readonly code: number | null; readonly signal: NodeJS.Signals | null }
+interface Result extends Exit { readonly stdout: string; readonly stderr: string }
+
+function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, stdio: 'pipe' });
+  live.add(child);
+  child.once('close', () => live.delete(child));
+  return child;
+}
+
+function runCli(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<Result> {
+  return new Promise((done, fail) => {
+    const child = spawnCli(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
+    child.once('error', (e) => { clearTimeout(timer); fail(e); });
+    child.once('close', (code, signal) => { clearTimeout(timer); done({ code, signal, stdout, stderr }); });
+    child.stdin.on('error', () => {});
+    child.stdin.end(stdin);
+  });
+}
+
+/** Runs `fns` with at most `limit` at a time (each CLI process costs about a second of CPU). */
+async function limited<T>(limit: number, fns: readonly (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = new Array(fns.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, fns.length) }, async () => {
+    while (next < fns.length) {
+      const i = next++;
+      out[i] = await fns[i]!();
+    }
+  }));
+  return out;
+}
+
+const show = (r: Result) => `exit ${r.code} (${r.signal ?? 'no signal'})\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+
+function expectOk(r: Result): string {
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stderr, '', show(r));
+  return r.stdout;
+}
+
+/** A failure the operator can read: one `error: ...` line on stderr, nothing on stdout, no stack trace. */
+function expectError(r: Result, message: RegExp): void {
+  assert.equal(r.code, 1, show(r));
+  assert.equal(r.stdout, '', show(r));
+  assert.match(r.stderr, /^error: /, show(r));
+  assert.match(r.stderr, message, show(r));
+  assert.doesNotMatch(r.stderr, /\n\s+at /, `a stack trace is not an error message\n${show(r)}`);
+}
+
+function expectUsage(r: Result, message: RegExp): void {
+  assert.equal(r.code, 2, show(r));
+  assert.equal(r.stdout, '', show(r));
+  assert.match(r.stderr, message, show(r));
+}
+
+const json = (r: Result): unknown => JSON.parse(expectOk(r));
+
+// ---------------------------------------------------------------------------------------------
+// A stage: a temporary DATA_DIR and, for PostgreSQL, a throw-away database.
+
+async function pgAdmin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Stage {
+  readonly kind: DbKind;
+  readonly dir: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  cli(...args: string[]): Promise<Result>;
+  dispose(): Promise<void>;
+}
+
+async function createStage(kind: DbKind, dirPrefix = 'asset-tracker-cli-'): Promise<Stage> {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const dataDir = join(dir, 'data');
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (kind === 'postgres') {
+    dbName = `asset_tracker_cli_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    try {
+      await pgAdmin(`CREATE DATABASE ${dbName}`);
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+    const e: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of CONFIG_VARS) delete e[name];
+    return { ...e, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
+  };
+  return {
+    kind, dir, dataDir, databaseUrl, env,
+    cli: (...args) => runCli(args, env()),
+    async dispose() {
+      try {
+        if (dbName) await pgAdmin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+async function withStage(kind: DbKind, fn: (s: Stage) => Promise<void>, dirPrefix?: string): Promise<void> {
+  const stage = await createStage(kind, dirPrefix);
+  try {
+    await fn(stage);
+  } finally {
+    await stage.dispose();
+  }
+}
+
+/** Reads the stage's database directly (no mocks of our own database layer). */
+async function withDatabase<T>(stage: Stage, fn: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
+  const database = openDatabase({ url: stage.databaseUrl, dataDir: stage.dataDir, poolSize: 1 });
+  try {
+    return await fn(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long-running commands (serve, demo).
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((r) => server.close(() => r()));
+  assert.ok(port > 0);
+  return port;
+}
+
+class Server {
+  stdout = '';
+  stderr = '';
+  private readonly child: ChildProcessWithoutNullStreams;
+  private exit: Exit | null = null;
+  private readonly exited: Promise<Exit>;
+
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, readonly port: number) {
+    this.child = spawnCli(args, env);
+    this.child.stdout.setEncoding('utf8').on('data', (s: string) => { this.stdout += s; });
+    this.child.stderr.setEncoding('utf8').on('data', (s: string) => { this.stderr += s; });
+    this.exited = new Promise((r) => this.child.once('close', (code, signal) => r(this.exit = { code, signal })));
+  }
+
+  static async start(stage: Stage, command: 'serve' | 'demo'): Promise<Server> {
+    const port = await freePort();
+    return new Server([command], stage.env({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `https://localhost:${port}` }), port);
+  }
+
+  get baseUrl(): string { return `https://localhost:${this.port}`; }
+  private get output(): string { return `--- stdout\n${this.stdout}--- stderr\n${this.stderr}`; }
+
+  async waitForOutput(pattern: RegExp, timeoutMs = SERVER_TIMEOUT_MS): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const m = pattern.exec(this.stdout);
+      if (m) return m;
+      if (this.exit) assert.fail(`the server exited (${this.exit.code}, ${this.exit.signal}) before printing ${pattern}\n${this.output}`);
+      if (Date.now() > deadline) assert.fail(`no ${pattern} within ${timeoutMs} ms\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Waits until /healthz answers over TLS with the server certificate from DATA_DIR/tls/. */
+  async waitUntilReady(caFile: string, timeoutMs = SERVER_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.exit) assert.fail(`the server exited (${this.exit.code}, ${this.exit.signal})\n${this.output}`);
+      if (existsSync(caFile)) {
+        const probe = new TestClient(this.port, readFileSync(caFile, 'utf8'));
+        try {
+          if ((await probe.get('/healthz')).status === 200) return;
+        } catch {
+          // not listening yet
+        } finally {
+          probe.close();
+        }
+      }
+      if (Date.now() > deadline) assert.fail(`the server did not become ready within ${timeoutMs} ms\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** SIGTERM, then the exit it caused; SIGKILL (and a failure) when it does not stop in time. */
+  async stop(timeoutMs = 15_000): Promise<Exit> {
+    if (!this.exit) this.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((r) => { timer = setTimeout(() => r(null), timeoutMs); });
+    const exit = await Promise.race([this.exited, timeout]);
+    clearTimeout(timer);
+    if (exit) return exit;
+    this.child.kill('SIGKILL');
+    await this.exited;
+    return assert.fail(`the server did not stop within ${timeoutMs} ms of SIGTERM\n${this.output}`);
+  }
+
+  /** For `finally`: stops it whatever state it is in. */
+  async dispose(): Promise<void> {
+    if (!this.exit) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Certificates, computed independently of the code under test.
+
+/** SPKI fingerprint (spec §2.1) worked out from the private key, not from the certificate. */
+function fingerprintOfKey(keyPem: string): string {
+  return createHash('sha256').update(createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' })).digest('hex');
+}
+
+async function certCreate(stage: Stage, name: string, cn: string): Promise<{ dir: string; certFile: string; keyPem: string; certPem: string; fingerprint: string }> {
+  const dir = join(stage.dir, 'certs', name);
+  expectOk(await stage.cli('cert', 'create', '--out', dir, '--cn', cn));
+  const keyPem = readFileSync(join(dir, 'key.pem'), 'utf8');
+  return { dir, certFile: join(dir, 'cert.pem'), keyPem, certPem: readFileSync(join(dir, 'cert.pem'), 'utf8'), fingerprint: fingerprintOfKey(keyPem) };
+}
+
+function idOf(r: Result): number {
+  const out = expectOk(r);
+  assert.match(out, /^[1-9]\d*\n$/, show(r));
+  return Number(out);
+}
+
+// =============================================================================================
+
+describe('asset-tracker: usage', () => {
+  it('help, --help and no command print every command on stdout and exit 0', { timeout: 120_000 }, async () => {
+    await withStage('sqlite', async (s) => {
+      const results = await limited(3, [['help'], ['--help'], []].map((args) => () => s.cli(...args)));
+      for (const r of results) {
+        const out = expectOk(r);
+        assert.match(out, /^usage: asset-tracker <command>\n/, show(r));
+        for (const line of USAGE_LINES) assert.ok(out.includes(`  ${line}`), `usage lacks "${line}"\n${out}`);
+      }
+    });
+  });
+
+  it('an unknown command exits 2 with the usage on stderr', { timeout: 120_000 }, async () => {
+    await withStage('sqlite', async (s) => {
+      const results = await limited(3, [['frobnicate'], ['company'], ['client', 'delete', '1']].map((args) => () => s.cli(...args)));
+      for (const r of results) {
+        expectUsage(r, /^usage: asset-tracker <command>\n/);
+        for (const line of USAGE_LINES) assert.ok(r.stderr.includes(`  ${line}`), `usage lacks "${line}"\n${r.stderr}`);
+      }
+      assert.equal(existsSync(s.dataDir), false, 'a usage error must not touch DATA_DIR');
+    });
+  });
+
+  it('a missing required option or a bad option value exits 2 with the usage on stderr, and changes nothing', { timeout: 120_000 }, async () => {
+    await withStage('sqlite', async (s) => {
+      const out = join(s.dir, 'never');
+      const cases: [string[], RegExp][] = [
+        [['company', 'add'], /^--name is required\nusage: asset-tracker company add --name N/],
+        [['company', 'add', '--parent', '1'], /^--name is required\nusage: asset-tracker company add /],
+        [['cert', 'create'], /^--out is required\nusage: asset-tracker cert create --out DIR/],
+        [['client', 'add', '--company', '1'], /^--cert is required\nusage: asset-tracker client add /],
+        [['client', 'add', '--cert', 'x.pem'], /^--company is required\nusage: asset-tracker client add /],
+        [['client', 'revoke'], /^usage: asset-tracker client revoke ID/],
+        [['user', 'add', '--company', '1', '--username', 'u'], /^--email is required\nusage: asset-tracker user add /],
+        [['user', 'add', '--company', '1', '--email', 'u@example.com'], /^--username is required\nusage: asset-tracker user add /],
+        [['company', 'add', '--name', 'A', '--bogus'], /Unknown option '--bogus'/],
+        [['company', 'add', '--name'], /--name/],
+        [['company', 'add', '--name', 'A', '--parent', 'abc'], /^--parent must be a positive integer/],
+        [['client', 'revoke', 'abc'], /^ID must be a positive integer/],
+        [['cert', 'create', '--out', out, '--days', '0'], /^--days must be a positive integer/],
+        [['cert', 'create', '--out', out, '--days', '1.5'], /^--days must be a positive integer/],
+      ];
+      const results = await limited(3, cases.map(([args]) => () => s.cli(...args)));
+      results.forEach((r, i) => expectUsage(r, cases[i]![1]));
+      assert.equal(existsSync(out), false, 'a rejected cert create must not write anything');
+      assert.equal(existsSync(s.dataDir), false, 'a usage error must not touch DATA_DIR');
+    });
+  });
+});
+
+describe('asset-tracker cert create', () => {
+  it('writes cert.pem, key.pem and client.pem: self-signed, with the CN and validity asked for', { timeout: 120_000 }, async () => {
+    await withStage('sqlite', async (s) => {
+      const dir = join(s.dir, 'nested', 'laptop');
+      const before = Date.now();
+      const printed = json(await s.cli('cert', 'create', '--out', dir, '--cn', 'Field Laptop 7', '--days', '30', '--json'));
+      const files = ['cert.pem', 'key.pem', 'client.pem'].map((f) => join(dir, f));
+      const certPem = readFileSync(files[0]!, 'utf8');
+      const keyPem = readFileSync(files[1]!, 'utf8');
+      const fingerprint = fingerprintOfKey(keyPem);
+      assert.deepEqual(printed, { dir, fingerprint, files });
+
+      const cert = new X509Certificate(certPem);
+      assert.equal(cert.subject, 'CN=Field Laptop 7');
+      assert.equal(cert.issuer, cert.subject, 'self-signed: issuer = subject');
+      assert.ok(cert.checkIssued(cert) && cert.verify(cert.publicKey), 'self-signed: verifies with its own key');
+      assert.equal(cert.ca, false, 'a client certificate is not a CA');
+      const notBefore = Date.parse(cert.validFrom);
+      const notAfter = Date.parse(cert.validTo);
+      assert.ok(notBefore <= before && notBefore > before - 10 * 60_000, `valid from ${cert.validFrom}: now, give or take a few minutes`);
+      assert.equal(notAfter - notBefore, 30 * DAY_MS, `valid for 30 days: ${cert.validFrom} .. ${cert.validTo}`);
+      assert.equal(createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('hex'), fingerprint,
+        'cert.pem holds the public key of key.pem');
+
+      assert.equal(readFileSync(files[2]!, 'utf8'), certPem + keyPem, 'client.pem = cert.pem + key.pem');
+      for (const f of [files[1]!, files[2]!]) assert.equal(statSync(f).mode & 0o777, 0o600, `${f} holds a private key: owner only`);
+    });
+  });
+
+  it('without --cn and --days it prints one human line and writes a certificate valid now', { timeout: 120_000 }, async () => {
+    await withStage('sqlite', async (s) => {
+      const dir = join(s.dir, 'default');
+      const out = expectOk(await s.cli('cert', 'create', '--out', dir));
+      const keyPem = readFileSync(join(dir, 'key.pem'), 'utf8');
+      assert.equal(out.split('\n').length, 2, `one line: ${out}`);
+      assert.ok(out.includes(fingerprintOfKey(keyPem)), `the line names the fingerprint: ${out}`);
+      for (const f of ['cert.pem', 'key.pem', 'client.pem']) assert.ok(out.includes(join(dir, f)), `the line names ${f}: ${out}`);
+      const cert = new X509Certificate(readFileSync(join(dir, 'cert.pem')));
+      assert.equal(cert.issuer, cert.subject);
+      assert.ok(cert.verify(cert.publicKey));
+      assert.ok(Date.parse(cert.validFrom) <= Date.now() && Date.parse(cert.validTo) > Date.now() + DAY_MS, `${cert.validFrom} .. ${cert.validTo}`);
+    });
+  });
+
+  it('an --out that cannot be a directory fails with a readable error, not a stack trace', { timeout: 120_000 }, async () => {
+    await withStage('sqlite', async (s) => {
+      const file = join(s.dir, 'a-file');
+      writeFileSync(file, 'x');
+      expectError(await s.cli('cert', 'create', '--out', join(file, 'sub')), /a-file/);
+    });
+  });
+});
+
+for (const kind of DB_KINDS) {
+  describe(`asset-tracker operator commands (${kind})`, () => {
+    it('migrate applies every migration, then says the schema is up to date (human and --json)', { timeout: 120_000 }, async () => {
+      await withStage(kind, async (s) => {
+        assert.equal(expectOk(await s.cli('migrate')), `applied ${MIGRATIONS.join(', ')}\n`);
+        assert.deepEqual(json(await s.cli('migrate', '--json')), { applied: [] });
+        assert.equal(expectOk(await s.cli('migrate')), 'the schema is up to date\n');
+      });
+    });
+
+    it('three migrate processes started at once on a fresh database all succeed, each migration applied once', { timeout: 120_000 }, async () => {
+      await withStage(kind, async (s) => {
+        const env = s.env();
+        const results = await Promise.all([1, 2, 3].map(() => runCli(['migrate', '--json'], env)));
+        const applied = results.map((r) => (JSON.parse(expectOk(r)) as { applied: string[] }).applied);
+        assert.deepEqual(applied.flat().sort(), MIGRATIONS, `each migration exactly once across the three: ${JSON.stringify(applied)}`);
+        assert.deepEqual(json(await s.cli('migrate', '--json')), { applied: [] });
+        // The schema the race left behind is complete and usable.
+        idOf(await s.cli('company', 'add', '--name', 'After the race'));
+        const migrated = await withDatabase(s, (db) => db.selectFrom('kysely_migration' as never).select('name' as never).execute());
+        assert.deepEqual((migrated as { name: string }[]).map((r) => r.name).sort(), MIGRATIONS);
+      });
+    });
+
+    it('company add prints the new id; --parent nests it; --json gives the record; an unknown parent fails on stderr', { timeout: 120_000 }, async () => {
+      await withStage(kind, async (s) => {
+        const root = idOf(await s.cli('company', 'add', '--name', 'Acme'));
+        const printed = json(await s.cli('company', 'add', '--name', 'Acme Labs', '--parent', String(root), '--json')) as { id: number };
+        assert.equal(typeof printed.id, 'number');
+        assert.notEqual(printed.id, root);
+        assert.deepEqual(printed, { id: printed.id, name: 'Acme Labs', parent_id: root });
+        expectError(await s.cli('company', 'add', '--name', 'Orphan', '--parent', '99999'), /^error: company 99999 does not exist\n$/);
+        expectError(await s.cli('company', 'add', '--name', '   '), /^error: a company needs a name\n$/);
+
+        const rows = await withDatabase(s, (db) => db.selectFrom('companies').select(['id', 'name', 'parent_id']).orderBy('id').execute());
+        assert.deepEqual(rows.map((r) => ({ id: Number(r.id), name: r.name, parent_id: r.parent_id === null ? null : Number(r.parent_id) })), [
+          { id: root, name: 'Acme', parent_id: null },
+          { id: printed.id, name: 'Acme Labs', parent_id: root },
+        ]);
+      });
+    });
+
+    it('client add registers a key, client list shows it, client revoke shuts it out of a running server', { timeout: 240_000 }, async () => {
+      await withStage(kind, async (s) => {
+        const company = idOf(await s.cli('company', 'add', '--name', 'Acme'));
+        const a = await certCreate(s, 'a', 'Workshop PC');
+        const b = await certCreate(s, 'b', 'Support desk');
+        const server = await Server.start(s, 'serve');
+        try {
+          const caFile = join(s.dataDir, 'tls', 'server.pem');
+          await server.waitUntilReady(caFile);
+          assert.ok(server.stderr.includes(caFile), `serve says where it created its certificate\n${server.stderr}`);
+
+          // Registered while the server runs: effective at once.
+          const added = expectOk(await s.cli('client', 'add', '--company', String(company), '--cert', a.certFile, '--name', 'Workshop PC 1'));
+          const m = /^([1-9]\d*) ([0-9a-f]{64})\n$/.exec(added);
+          assert.ok(m, `"<id> <fingerprint>": ${added}`);
+          const idA = Number(m[1]);
+          assert.equal(m[2], a.fingerprint);
+
+          const infoB = json(await s.cli('client', 'add', '--company', String(company), '--cert', b.certFile, '--impersonation', '--json')) as Record<string, unknown>;
+          assert.equal(typeof infoB.id, 'number');
+          assert.equal(typeof infoB.created, 'string');
+          assert.deepEqual(infoB, { id: infoB.id, companyId: company, name: 'Support desk', fingerprint: b.fingerprint, impersonation: true,
+            created: infoB.created, revoked: null });
+
+          // Registration is by key: the same certificate, or a re-issue with the same key, is refused.
+          const reissued = join(s.dir, 'reissued.pem');
+          writeFileSync(reissued, createSelfSigned({ cn: 'Workshop PC (renewed)', keyPem: a.keyPem, days: 90 }).certPem);
+          const notPem = join(s.dir, 'not.pem');
+          writeFileSync(notPem, 'hello');
+          const refused: [string[], RegExp][] = [
+            [['--company', String(company), '--cert', a.certFile], new RegExp(`^error: a certificate with fingerprint ${a.fingerprint} is already registered\n$`)],
+            [['--company', String(company), '--cert', reissued], new RegExp(`^error: a certificate with fingerprint ${a.fingerprint} is already registered\n$`)],
+            [['--company', '99999', '--cert', reissued], /^error: company 99999 does not exist\n$/],
+            [['--company', String(company), '--cert', notPem], /^error: the file does not hold a PEM certificate\n$/],
+            [['--company', String(company), '--cert', join(s.dir, 'missing.pem')], /missing\.pem/],
+          ];
+          const refusals = await limited(3, refused.map(([args]) => () => s.cli('client', 'add', ...args)));
+          refusals.forEach((r, i) => expectError(r, refused[i]![1]));
+
+          const listed = expectOk(await s.cli('client', 'list')).split('\n').filter(Boolean);
+          assert.equal(listed.length, 2, listed.join('\n'));
+          assert.ok(listed[0]!.startsWith(`${idA}\t`) && listed[0]!.includes(a.fingerprint) && listed[0]!.includes('active')
+            && listed[0]!.includes('Workshop PC 1'), listed[0]);
+          assert.ok(listed[1]!.includes(b.fingerprint) && listed[1]!.includes('impersonation'), listed[1]);
+          const list1 = json(await s.cli('client', 'list', '--json')) as Record<string, unknown>[];
+          assert.deepEqual(list1.map((c) => [c.id, c.companyId, c.name, c.fingerprint, c.impersonation, c.revoked]), [
+            [idA, company, 'Workshop PC 1', a.fingerprint, false, null],
+            [infoB.id, company, 'Support desk', b.fingerprint, true, null],
+          ]);
+
+          const ca = readFileSync(caFile, 'utf8');
+          const apiA = new TestClient(server.port, ca, { certPem: a.certPem, keyPem: a.keyPem });
+          const apiB = new TestClient(server.port, ca, { certPem: b.certPem, keyPem: b.keyPem });
+          try {
+            const ok = await apiA.get('/3.0/endpoints');
+            assert.equal(ok.status, 200, ok.text);
+            assert.ok((ok.body.response as string[]).includes('companies'), ok.text);
+
+            assert.deepEqual(json(await s.cli('client', 'revoke', String(idA), '--json')), { id: idA, revoked: true });
+            const denied = (r: TestResponse) => {
+              assert.equal(r.status, 401, r.text);
+              assert.equal(r.body.response.error, `You do not have access to the API. Your signature: ${a.fingerprint}`);
+            };
+            denied(await apiA.get('/3.0/endpoints')); // the same keep-alive connection
+            const fresh = new TestClient(server.port, ca, { certPem: a.certPem, keyPem: a.keyPem });
+            try {
+              denied(await fresh.get('/3.0/companies'));
+            } finally {
+              fresh.close();
+            }
+            const other = await apiB.get('/3.0/companies');
+            assert.equal(other.status, 200, `revoking one certificate leaves the others alone: ${other.text}`);
+          } finally {
+            apiA.close();
+            apiB.close();
+          }
+
+          const list2 = json(await s.cli('client', 'list', '--json')) as { id: number; revoked: string | null }[];
+          assert.match(String(list2.find((c) => c.id === idA)?.revoked), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+          assert.equal(list2.find((c) => c.id === infoB.id)?.revoked, null);
+          assert.match(expectOk(await s.cli('client', 'list')).split('\n')[0]!, /\trevoked \d{4}-\d{2}-\d{2}/);
+          expectError(await s.cli('client', 'revoke', String(idA)), new RegExp(`^error: certificate ${idA} was already revoked on `));
+          expectError(await s.cli('client', 'revoke', '99999'), /^error: certificate 99999 does not exist\n$/);
+          assert.equal(expectOk(await s.cli('client', 'revoke', String(infoB.id))), `revoked certificate ${infoB.id}\n`);
+
+          assert.deepEqual(await server.stop(), { code: 0, signal: null }, `serve exits cleanly on SIGTERM\n${server.stderr}`);
+        } finally {
+          await server.dispose();
+        }
+      });
+    });
+
+    it('user add creates a user (--json); a duplicate username, a bad level or a bad email is refused', { timeout: 120_000 }, async () => {
+      await withStage(kind, async (s) => {
+        const c1 = idOf(await s.cli('company', 'add', '--name', 'Acme'));
+        const c2 = idOf(await s.cli('company', 'add', '--name', 'Other'));
+        const ada = json(await s.cli('user', 'add', '--company', String(c1), '--username', 'ada', '--email', 'ada@example.com', '--level', 'admin', '--json')) as { id: number };
+        assert.deepEqual(ada, { id: ada.id, username: 'ada', company_id: c1 });
+        const bob = idOf(await s.cli('user', 'add', '--company', String(c2), '--username', 'bob', '--email', 'bob@example.com'));
+
+        // Usernames are unique in the whole system (§7.13), not per company.
+        const [duplicate, badLevel, badEmail, noCompany] = await limited(3, [
+          ['--company', String(c2), '--username', 'ada', '--email', 'other@example.com'],
+          ['--company', String(c1), '--username', 'eve', '--email', 'eve@example.com', '--level', 'root'],
+          ['--company', String(c1), '--username', 'fay', '--email', 'not-an-address'],
+          ['--company', '99999', '--username', 'gus', '--email', 'gus@example.com'],
+        ].map((args) => () => s.cli('user', 'add', ...args)));
+        expectError(duplicate!, /"ada" is already in use/);
+        expectUsage(badLevel!, /^--level must be one of readonly, user, admin\n$/);
+        expectError(badEmail!, /email/);
+        expectError(noCompany!, /^error: company 99999 does not exist\n$/);
+
+        const rows = await withDatabase(s, (db) => db.selectFrom('users').select(['id', 'username', 'email', 'company_id', 'permissions']).orderBy('id').execute());
+        // `null` or a missing level means `user` (spec §3).
+        const level = (p: unknown): string => {
+          const parsed = (typeof p === 'string' ? JSON.parse(p) : p) as { level?: string } | null;
+          return parsed?.level ?? 'user';
+        };
+        assert.deepEqual(rows.map((r) => [Number(r.id), r.username, r.email, Number(r.company_id), level(r.permissions)]), [
+          [ada.id, 'ada', 'ada@example.com', c1, 'admin'],
+          [bob, 'bob', 'bob@example.com', c2, 'user'],
+        ]);
+      });
+    });
+
+    it('user add --password-stdin sets a password the user can log in with; a too short one creates nobody', { timeout: 180_000 }, async () => {
+      await withStage(kind, async (s) => {
+        const company = idOf(await s.cli('company', 'add', '--name', 'Acme'));
+        const cert = await certCreate(s, 'imp', 'Helpdesk');
+        expectOk(await s.cli('client', 'add', '--company', String(company), '--cert', cert.certFile, '--impersonation'));
+        const add = (username: string, stdin: string) => runCli(['user', 'add', '--company', String(company), '--username', username,
+          '--email', `${username}@example.com`, '--password-stdin'], s.env(), stdin);
+        const carol = idOf(await add('carol', 'correct horse battery staple\n'));
+        expectError(await add('dave', 'short\n'), /^error: a password needs \d+ to \d+ characters\n$/);
+        const users = await withDatabase(s, (db) => db.selectFrom('users').select(['id', 'username']).execute());
+        assert.deepEqual(users.map((u) => [Number(u.id), u.username]), [[carol, 'carol']]);
+
+        const server = await Server.start(s, 'serve');
+        try {
+          const caFile = join(s.dataDir, 'tls', 'server.pem');
+          await server.waitUntilReady(caFile);
+          const api = new TestClient(server.port, readFileSync(caFile, 'utf8'), { certPem: cert.certPem, keyPem: cert.keyPem });
+          try {
+            const r = await api.post('/3.0/login', { username: 'carol', password: 'correct horse battery staple' });
+            assert.equal(r.status, 200, r.text);
+            assert.equal(r.body.response.message, 'Authentication successful');
+            assert.match(r.body.response.user_token, /^[0-9a-f]{64}$/);
+            const wrong = await api.post('/3.0/login', { username: 'carol', password: 'correct horse battery staple\n' });
+            assert.equal(wrong.status, 401, `only the first line of stdin is the password: ${wrong.text}`);
+            assert.equal(wrong.body.response.error, 'Invalid username or password');
+          } finally {
+            api.close();
+          }
+          assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr);
+        } finally {
+          await server.dispose();
+        }
+      });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The demo (what `npm start` runs).
+
+interface CurlResult { readonly command: string; readonly statuses: readonly number[]; readonly body: Record<string, any> }
+
+/** What the test adds to curl without touching the printed command line: a .curlrc that makes
+ *  curl quiet, fail (exit 22) on an HTTP error, and report each status on stderr, where a
+ *  `$(curl ... | sed ...)` in a printed pipeline cannot swallow it. */
+function curlHome(dir: string): string {
+  const home = join(dir, 'curl-home');
+  mkdirSync(home);
+  writeFileSync(join(home, '.curlrc'), 'silent\nshow-error\nfail-with-body\nmax-time = 20\nwrite-out = "%{stderr}HTTP %{http_code}\\n"\n');
+  return home;
+}
+
+/** Runs one printed command through sh, as a user pasting it would. */
+function runPrinted(command: string, home: string): Promise<CurlResult> {
+  return new Promise((done, fail) => {
+    const child = spawn('/bin/sh', ['-c', command], { env: { ...process.env, CURL_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (x: string) => { stdout += x; });
+    child.stderr.setEncoding('utf8').on('data', (x: string) => { stderr += x; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('error', (err) => { clearTimeout(timer); fail(err); });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      try {
+        const where = `${command}\nexit ${code}\n--- stderr\n${stderr}--- stdout\n${stdout}`;
+        assert.equal(code, 0, where);
+        const lines = stderr.split('\n').filter(Boolean);
+        assert.ok(lines.length > 0 && lines.every((l) => /^HTTP \d{3}$/.test(l)), `only status lines on stderr\n${where}`);
+        let body: Record<string, any>;
+        try {
+          body = JSON.parse(stdout) as Record<string, any>;
+        } catch {
+          return assert.fail(`not JSON\n${where}`);
+        }
+        done({ command, statuses: lines.map((l) => Number(l.slice(5))), body });
+      } catch (err) {
+        fail(err);
+      }
+    });
+  });
+}
+
+/** The block `demo` prints; its commands are the indented lines after the blank line. */
+const DEMO_BLOCK = /Asset tracker demo (created|reused) in (.+), listening on (\S+)\n[^\n]*\n\n((?: {2}\S[^\n]*\n)+)\n/;
+
+function printedCommands(m: RegExpExecArray): string[] {
+  return m[4]!.split('\n').filter(Boolean).map((l) => l.trim());
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Checks every HTTP status, then the envelope (§5.1) and verb response (§6) of the command's
+ *  last curl, the one whose output reaches the terminal. */
+function checkPrinted(r: CurlResult, baseUrl: string): void {
+  const where = `${r.command}\nstatuses ${r.statuses.join(', ')}\n${JSON.stringify(r.body).slice(0, 2000)}`;
+  assert.ok(r.statuses.every((s) => s === 200 || s === 201), where);
+  const last = r.command.slice(r.command.lastIndexOf('curl '));
+  const method = /\s-X (GET|POST|PUT|DELETE)\s/.exec(last)?.[1] ?? 'GET';
+  const url = new RegExp(`${escapeRegExp(baseUrl)}(/[^\\s'"]*)`).exec(last);
+  assert.ok(url, `the command targets ${baseUrl}: ${r.command}`);
+  const { request, response } = r.body;
+  assert.equal(typeof request, 'object', where);
+  assert.equal(request.url, url[1], where);
+  assert.equal(request.requested_version, '3.0', where);
+  assert.equal(request.api_version, 3, where);
+  assert.equal(request.request_method, method[0] + method.slice(1).toLowerCase(), where);
+  assert.equal(typeof request.timestamp, 'number', where);
+  if (/\s-u ["']?session:/.test(last)) assert.match(String(request.session?.hash), /^[0-9a-f]{64}$/, `a session call shows its session\n${where}`);
+  else assert.equal(request.session, null, where);
+  assert.ok(response !== undefined && response !== null, where);
+  assert.equal(response.error, undefined, where);
+  const status = r.statuses[r.statuses.length - 1];
+  if (method === 'GET') {
+    assert.equal(status, 200, where);
+    assert.deepEqual(Object.keys(r.body), ['request', 'pagination', 'response'], where);
+    assert.equal(typeof r.body.pagination.total_pages, 'number', where);
+    assert.equal(typeof r.body.pagination.total_records, 'number', where);
+    assert.ok(Array.isArray(response) && response.length > 0, `a demo example shows data\n${where}`);
+  } else if (method === 'PUT') {
+    assert.equal(status, 201, where);
+    assert.deepEqual(Object.keys(r.body), ['request', 'response'], where);
+    assert.equal(response.records_inserted, 1, where);
+  } else {
+    assert.equal(status, 200, where);
+    assert.deepEqual(Object.keys(r.body), ['request', 'response'], where);
+    assert.ok(response.records_found >= 1 && response.records_updated >= 1, `a demo update changes something\n${where}`);
+  }
+}
+
+async function total(api: TestClient, path: string): Promise<number> {
+  const r = await api.get(path);
+  assert.equal(r.status, 200, r.text);
+  return r.body.pagination.total_records as number;
+}
+
+for (const kind of DB_KINDS) {
+  describe(`asset-tracker demo (${kind})`, () => {
+    it('seeds an empty DATA_DIR, serves, every printed curl command works as printed; a restart reuses the data', { timeout: 300_000 }, async () => {
+      // A space in the path: the printed commands must survive being pasted into a shell.
+      await withStage(kind, async (s) => {
+        const home = curlHome(s.dir);
+        const counted = ['/3.0/companies', '/3.0/assets', '/3.0/locations', '/3.0/departments', '/3.0/users', '/3.0/assetqueue', '/3.0/messages'];
+        const clientPem = join(s.dataDir, 'demo', 'client.pem');
+        const serverPem = join(s.dataDir, 'tls', 'server.pem');
+
+        // First start: seeds, then serves.
+        const first = await Server.start(s, 'demo');
+        let counts: number[] = [];
+        let pems: string[] = [];
+        try {
+          const block = await first.waitForOutput(DEMO_BLOCK);
+          assert.equal(block[1], 'created', block[0]);
+          assert.equal(block[2], s.dataDir);
+          assert.equal(block[3], first.baseUrl);
+          const commands = printedCommands(block);
+          assert.ok(commands.length >= 5, block[0]);
+          for (const command of commands) {
+            assert.match(command, /\bcurl /);
+            checkPrinted(await runPrinted(command, home), first.baseUrl);
+          }
+          pems = [readFileSync(clientPem, 'utf8'), readFileSync(serverPem, 'utf8')];
+          const api = new TestClient(first.port, pems[1]!, {
+            certPem: readFileSync(join(s.dataDir, 'demo', 'cert.pem'), 'utf8'), keyPem: readFileSync(join(s.dataDir, 'demo', 'key.pem'), 'utf8'),
+          });
+          try {
+            counts = [];
+            for (const path of counted) counts.push(await total(api, path));
+          } finally {
+            api.close();
+          }
+          assert.ok(counts.every((n) => n > 0), `the demo fills every listed endpoint: ${counted.map((p, i) => `${p}=${counts[i]}`).join(' ')}`);
+          assert.deepEqual(await first.stop(), { code: 0, signal: null }, `the demo exits cleanly on SIGTERM\n${first.stderr}`);
+        } finally {
+          await first.dispose();
+        }
+        const clients = json(await s.cli('client', 'list', '--json')) as unknown[];
+        assert.equal(clients.length, 1, 'the demo registers one certificate');
+
+        // Second start on the same DATA_DIR (and database): reuses, seeds nothing again.
+        const second = await Server.start(s, 'demo');
+        try {
+          const block = await second.waitForOutput(DEMO_BLOCK);
+          assert.equal(block[1], 'reused', block[0]);
+          assert.deepEqual([readFileSync(clientPem, 'utf8'), readFileSync(serverPem, 'utf8')], pems, 'the certificates are kept');
+          const api = new TestClient(second.port, pems[1]!, {
+            certPem: readFileSync(join(s.dataDir, 'demo', 'cert.pem'), 'utf8'), keyPem: readFileSync(join(s.dataDir, 'demo', 'key.pem'), 'utf8'),
+          });
+          try {
+            const again: number[] = [];
+            for (const path of counted) again.push(await total(api, path));
+            assert.deepEqual(again, counts, `nothing duplicated: ${counted.join(' ')}`);
+            // The printed commands keep working against the reused data.
+            const endpoints = await runPrinted(printedCommands(block)[0]!, home);
+            checkPrinted(endpoints, second.baseUrl);
+          } finally {
+            api.close();
+          }
+          assert.deepEqual(await second.stop(), { code: 0, signal: null }, `the demo exits cleanly on SIGTERM\n${second.stderr}`);
+        } finally {
+          await second.dispose();
+        }
+        assert.equal((json(await s.cli('client', 'list', '--json')) as unknown[]).length, 1, 'no second demo certificate');
+      }, 'asset tracker demo ');
+    });
+  });
+}

@@ -1,0 +1,112 @@
+// Helpers shared by the resource tests (companies, assets, assetqueue, messages,
+// users, auditlog, departments/locations/externaltypes): exact-status assertions
+// and one-line create/read calls over the real HTTPS API.
+import { sql } from 'kysely';
+import assert from 'node:assert/strict';
+import type { TestClient, TestResponse } from '../support/client.ts';
+import { type DbKind, type Service, startService } from '../support/harness.ts';
+import { formatDate, formatDatetime } from '../../src/model/dates.ts';
+
+/** A fresh service whose clock stands still on a whole second (certificates stay valid: it is real time). */
+export async function start(kind: DbKind): Promise<Service> {
+  const svc = await startService(kind);
+  svc.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
+  return svc;
+}
+
+/**
+ * Stops the service. The harness listens on `app.https` itself, which Fastify's
+ * close() leaves open; closing it here lets the test process exit.
+ */
+export async function stop(svc: Service | undefined): Promise<void> {
+  if (!svc) return;
+  await svc.close();
+  svc.app.https.closeAllConnections();
+  await new Promise<void>((r) => svc.app.https.close(() => r()));
+}
+
+export const nowText = (svc: Service) => formatDatetime(svc.clock.now());
+export const todayText = (svc: Service) => formatDate(svc.clock.now());
+
+/** Asserts the status (showing the body when it differs) and returns `response`. */
+export function expectOk(res: TestResponse, status = 200): any {
+  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`);
+  return res.body.response;
+}
+
+/** Asserts an error reply with exactly this status and message. */
+export function expectError(res: TestResponse, status: number, message: string): void {
+  assert.equal(res.status, status, `expected ${status} "${message}", got ${res.status}: ${res.text}`);
+  assert.equal(res.body.response.error, message);
+}
+
+/** Asserts a 409 whose message starts with `Data Error: ` (and contains `part`, when given). */
+export function expectDataError(res: TestResponse, part?: string): void {
+  assert.equal(res.status, 409, `expected 409, got ${res.status}: ${res.text}`);
+  const message: string = res.body.response.error;
+  assert.ok(message.startsWith('Data Error: '), message);
+  if (part !== undefined) assert.ok(message.includes(part), `"${message}" should contain "${part}"`);
+}
+
+/** PUT one record; returns its id. */
+export async function create(client: TestClient, endpoint: string, body: unknown): Promise<number> {
+  const r = expectOk(await client.put(`/3.0/${endpoint}`, body), 201);
+  assert.equal(r.records_inserted, 1);
+  return r.ids[0];
+}
+
+/** GET every record matching the path's filters (one page). */
+export async function list(client: TestClient, path: string): Promise<any[]> {
+  return expectOk(await client.get(`/3.0/${path}`));
+}
+
+/** GET one record by id; fails when it is not visible. */
+export async function one(client: TestClient, endpoint: string, id: number): Promise<any> {
+  const rows = await list(client, `${endpoint}/id=${id}`);
+  assert.equal(rows.length, 1, `${endpoint} ${id} should be visible`);
+  return rows[0];
+}
+
+/** POST to records matched by `filter`; returns the counts. */
+export async function update(client: TestClient, path: string, body: unknown): Promise<{ records_updated: number; records_found: number }> {
+  return expectOk(await client.post(`/3.0/${path}`, body));
+}
+
+/** Audit entries about one record, oldest first. */
+export async function auditOf(client: TestClient, endpoint: string, recordId: number): Promise<any[]> {
+  return list(client, `auditlog/endpoint=${endpoint}/record_id=${recordId}`);
+}
+
+/** Number of rows of a table, straight from the database (to show nothing was written). */
+export async function countRows(svc: Service, table: 'assets' | 'assetqueue' | 'auditlog' | 'companies' | 'messages' | 'users' | 'assetreminders'): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}`.execute(svc.database.db);
+  return Number(rows[0]!.n);
+}
+
+export const keys = (o: object) => Object.keys(o);
+
+/** A name unique within this process (usernames and subdomains are unique system-wide). */
+let counter = 0;
+export const unique = (prefix: string) => `${prefix}${++counter}${Math.random().toString(36).slice(2, 6)}`;
+
+/** Field lists in the contract's order (spec §7). */
+export const COMPANY_FIELDS = ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified'];
+export const PLACE_FIELDS = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified'];
+export const EXTERNALTYPE_FIELDS = ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified'];
+export const FILE_FIELDS = ['id', 'upload_uuid', 'upload_endpoint', 'filedate', 'description', 'filename', 'asset_id', 'company_id',
+  'data', 'mimetype', 'size', 'modified'];
+export const ASSET_FIELDS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'period',
+  'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified'];
+export const ASSET_SHORT = ['id', 'asset_no', 'serial_no', 'status', 'next_check', 'period', 'company_id', 'location_id', 'department_id',
+  'description', 'data'];
+export const QUEUE_FIELDS = ['id', 'company_id', 'external_type_id', 'manufacturer', 'model', 'asset_no', 'serial_no', 'description',
+  'next_date', 'period', 'status', 'date_added', 'department_id', 'location_id', 'last_error', 'requested_date', 'released', 'data',
+  'asset_id', 'modified'];
+export const USER_FIELDS = ['id', 'username', 'email', 'first_name', 'last_name', 'phone', 'email_confirmed', 'password_last_changed',
+  'permissions', 'company_id', 'reminders', 'data', 'modified'];
+export const MESSAGE_FIELDS = ['id', 'sender_user_id', 'target_user_id', 'company_id', 'message_read', 'date_range_start',
+  'date_range_end', 'messagetext', 'data', 'modified'];
+export const AUDIT_FIELDS = ['id', 'asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'message', 'olddata', 'newdata',
+  'endpoint', 'record_id', 'action', 'client_id', 'ip'];
+
+export const allNull = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, null]));
