@@ -60,7 +60,9 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
   const path = splitPath(req.url ?? '/');
   const method = (req.method ?? 'GET').toUpperCase();
   const block: { -readonly [K in keyof RequestBlock]: RequestBlock[K] } = {
-    url: path.raw, endpoint: path.endpoint, version: path.version, method, timestamp: Math.floor(now.getTime() / 1000), session: null,
+    // HEAD answers as GET (spec §1): the same envelope, so the same Content-Length.
+    url: path.raw, endpoint: path.endpoint, version: path.version, method: method === 'HEAD' ? 'GET' : method,
+    timestamp: Math.floor(now.getTime() / 1000), session: null,
   };
   try {
     const { identity, ip } = presented(req, deps.proxy);

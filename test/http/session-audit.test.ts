@@ -1,0 +1,149 @@
+// The audit trail of sessions (spec §2.2, §7.11, §8.4): every change names the
+// session user and the certificate; logins and logouts are entries of their own;
+// entries about users and logins are for basic mode and admin sessions only; and
+// no password or token is ever written to the audit table or the log.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DB_KINDS, type Service, startService } from '../support/harness.ts';
+import { Api, assertNoSecretsLeaked, BAD_LOGIN, expectError, expectOk, logCapture, makeUser, type TestUser, trail } from '../support/sessions.ts';
+
+const HIDDEN = ['users', 'login', 'logout'];
+
+for (const kind of DB_KINDS) {
+  describe(`audit of sessions (${kind})`, () => {
+    let svc: Service;
+    let C: number;
+    let certId: number;
+    let api: Api; // impersonation certificate of C; basic mode
+    let admin: TestUser, user: TestUser, reader: TestUser;
+    let sAdmin: Api, sUser: Api, sReader: Api;
+    const logs = logCapture();
+
+    const lastAuditId = async () => {
+      const row = await svc.database.db.selectFrom('auditlog').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+      return Number(row.id ?? 0);
+    };
+    /** Every entry with an id above `since`, as basic mode sees them. */
+    const entriesSince = async (since: number) => expectOk(await api.get(`auditlog/id>${since}`));
+    /** All pages of a GET list. */
+    const allPages = async (client: Api, path: string) => {
+      const out: any[] = [];
+      for (let page = 1; ; page++) {
+        const res = await client.get(`${path}/page=${page}`);
+        out.push(...expectOk(res));
+        if (page >= res.body.pagination.total_pages) return out;
+      }
+    };
+
+    before(async () => {
+      svc = await startService(kind, { logLevel: 'info', logStream: logs.stream });
+      logs.attach(svc);
+      C = await svc.company('C');
+      const cert = await svc.certificate(C, { impersonation: true });
+      certId = cert.info.id;
+      api = new Api(svc, cert.client);
+      admin = await makeUser(svc, C, { level: 'admin' });
+      user = await makeUser(svc, C, { level: 'user' });
+      reader = await makeUser(svc, C, { level: 'readonly' });
+      [sAdmin, sUser, sReader] = [await api.session(admin), await api.session(user), await api.session(reader)];
+    });
+    after(() => svc.close());
+
+    it('every change in a session records the user and the certificate', async () => {
+      const since = await lastAuditId();
+      const dep = expectOk(await sAdmin.put('departments', { description: 'Lab' }), 201).ids[0];
+      expectOk(await sAdmin.post(`departments/id=${dep}`, { description: 'Lab 2' }));
+      expectOk(await sAdmin.delete(`departments/id=${dep}`));
+      const queued = expectOk(await sUser.put('assetqueue', { description: 'Scope' }), 201).ids[0];
+      const note = expectOk(await sUser.put('auditlog', { message: 'checked the shelf' }), 201).ids[0];
+      const entries = await entriesSince(since);
+      const pick = (endpoint: string, action: string, record: number | null) =>
+        entries.filter((e: any) => e.endpoint === endpoint && e.action === action && e.record_id === record);
+      const expected: [string, string, number | null, TestUser][] = [
+        ['departments', 'create', dep, admin], ['departments', 'update', dep, admin], ['departments', 'delete', dep, admin],
+        ['assetqueue', 'create', queued, user], ['auditlog', 'note', null, user],
+      ];
+      for (const [endpoint, action, record, who] of expected) {
+        const found = pick(endpoint, action, record);
+        assert.equal(found.length, 1, `${endpoint} ${action} ${record}: ${JSON.stringify(entries)}`);
+        assert.equal(found[0].user_id, who.id);
+        assert.equal(found[0].client_id, certId);
+        assert.equal(found[0].ip, '127.0.0.1');
+        assert.equal(found[0].company_id, C);
+        assert.equal(found[0].user.id, who.id);
+      }
+      assert.ok(entries.some((e: any) => e.id === note && e.message === 'checked the shelf'));
+      // Basic mode changes have a certificate and no user.
+      const since2 = await lastAuditId();
+      expectOk(await api.put('locations', { description: 'Store' }), 201);
+      const [basic] = await entriesSince(since2);
+      assert.equal(basic.user_id, null);
+      assert.equal(basic.client_id, certId);
+    });
+
+    it('login success, login failure and logout are audited, with the reported ip and user agent', async () => {
+      const since = await lastAuditId();
+      const ok = await api.login(user.username, user.password, { ip: '203.0.113.9', useragent: 'TRPAPI-PHP/1.0' });
+      const token = expectOk(ok).user_token;
+      expectError(await api.login(user.username, 'wrong-password', { ip: '198.51.100.7', useragent: 'curl/8' }), 401, BAD_LOGIN);
+      svc.clock.advance(1000);
+      expectError(await api.login('nobody-at-all', 'wrong-password'), 401, BAD_LOGIN);
+      expectOk(await api.as(token).get('logout'));
+      const entries = await entriesSince(since);
+      assert.deepEqual(entries.map((e: any) => e.action), ['login', 'login', 'login', 'logout']);
+      const [success, failure, unknown, logout] = entries;
+      for (const e of entries) {
+        assert.equal(e.client_id, certId);
+        assert.equal(e.ip, '127.0.0.1');
+        assert.equal(e.endpoint, e.action);
+      }
+      assert.equal(success.user_id, user.id);
+      assert.equal(success.company_id, C);
+      assert.equal(success.newdata.reported_ip, '203.0.113.9');
+      assert.equal(success.newdata.useragent, 'TRPAPI-PHP/1.0');
+      assert.equal(failure.user_id, null);
+      assert.equal(failure.newdata.reported_ip, '198.51.100.7');
+      assert.equal(failure.newdata.useragent, 'curl/8');
+      assert.notEqual(failure.message, success.message);
+      assert.equal(unknown.user_id, null);
+      assert.equal(logout.user_id, user.id);
+      assert.equal(logout.company_id, C);
+      // The refused logins (429, 403) are not logins and the text of none of them holds the password.
+      for (const e of entries) assert.ok(!JSON.stringify(e).includes(user.password));
+    });
+
+    it('entries about users, logins and logouts are visible to basic mode and admin sessions only', async () => {
+      // Make sure there is at least one entry of each kind.
+      expectOk(await api.post(`users/id=${reader.id}`, { first_name: 'Rita' }));
+      expectOk(await sAdmin.post(`password/id=${reader.id}`, { new_password: 'a-new-password-for-rita' }));
+      trail(svc).secrets.add('a-new-password-for-rita');
+      sReader = await api.session({ ...reader, password: 'a-new-password-for-rita' });
+      const everything = await allPages(api, 'auditlog');
+      for (const endpoint of HIDDEN) assert.ok(everything.some((e) => e.endpoint === endpoint), `an entry about ${endpoint}`);
+      const adminSees = await allPages(sAdmin, 'auditlog');
+      const allIds = everything.map((e) => e.id);
+      // Entries written by the admin's own call (none for a GET) aside, admin sessions see what basic mode sees.
+      assert.deepEqual(adminSees.map((e) => e.id), allIds);
+      const visible = everything.filter((e) => !HIDDEN.includes(e.endpoint)).map((e) => e.id);
+      assert.ok(visible.length > 0);
+      for (const s of [sUser, sReader]) {
+        assert.deepEqual((await allPages(s, 'auditlog')).map((e) => e.id), visible);
+        for (const filter of ['endpoint=users', 'endpoint=login', 'action=login', 'action=logout', `user_id=${reader.id}/endpoint!departments`]) {
+          const res = await s.get(`auditlog/${filter}`);
+          const rows = expectOk(res);
+          assert.ok(rows.every((e: any) => !HIDDEN.includes(e.endpoint)), `${filter}: ${res.text}`);
+          assert.equal(res.body.pagination.total_records, rows.length);
+        }
+        assert.deepEqual(expectOk(await s.get('auditlog/action=login')), []);
+        const hiddenId = everything.find((e) => e.endpoint === 'login')!.id;
+        assert.deepEqual(expectOk(await s.get(`auditlog/id=${hiddenId}`)), []);
+      }
+      assert.ok(expectOk(await sAdmin.get('auditlog/action=login')).length > 0);
+    });
+
+    it('no password or token used above appears in the audit table, the log, or a response', async () => {
+      assert.ok(trail(svc).logs.join('').includes('/3.0/departments'), 'the service logged its requests at info level');
+      await assertNoSecretsLeaked(svc);
+    });
+  });
+}
