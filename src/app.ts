@@ -10,6 +10,7 @@ import { trustedList } from './auth/transport.ts';
 import type { Database } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
 import type { Endpoint } from './engine/endpoint.ts';
+import { answerClientError } from './http/client-error.ts';
 import { handleApi, type Impersonation } from './http/pipeline.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
@@ -59,6 +60,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return https.createServer({ ...TLS_OPTIONS, key: o.tls.key, cert: o.tls.cert }, handler);
     },
     frameworkErrors: (_error, req, reply) => void api(req, reply),
+    clientErrorHandler: answerClientError,
   });
 
   const registry = createRegistry();

@@ -52,5 +52,9 @@ export function openPostgres(connectionString: string, max = 10): { dialect: Pos
     max,
     types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser },
   });
+  // An idle connection the server ends (restart, pg_terminate_backend, DROP … FORCE) is
+  // already purged by the pool, which then emits 'error': without a listener that
+  // would crash the process. The next query simply opens a new connection.
+  pool.on('error', () => {});
   return { dialect: new PostgresDialect({ pool }), pool };
 }

@@ -95,8 +95,11 @@ interface ActiveReminder { id: number; asset_id: number; user_id: number | null;
 async function deliverReminders(ctx: Ctx, s: CompanySettings): Promise<{ reminders: number; messages: number }> {
   const now = ctx.clock.now();
   const at = formatDatetime(now);
-  const { rows: active } = await sql<ActiveReminder>`SELECT id, asset_id, user_id, message, due_date FROM assetreminders
-    WHERE company_id = ${s.id} AND sent = 0 AND remind_date <= ${todayIn(s.timeZone, now)} ORDER BY id`.execute(ctx.database.db);
+  // A reminder made by hand for an asset that is never reminded stays unsent too.
+  const { rows: active } = await sql<ActiveReminder>`SELECT r.id, r.asset_id, r.user_id, r.message, r.due_date FROM assetreminders r
+    JOIN assets a ON a.id = r.asset_id
+    WHERE r.company_id = ${s.id} AND r.sent = 0 AND r.remind_date <= ${todayIn(s.timeZone, now)}
+    AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.id`.execute(ctx.database.db);
   let reminders = 0;
   let messages = 0;
   for (const r of active) {
