@@ -320,6 +320,15 @@ for (const kind of DB_KINDS) {
       expectOk(await api.get(prefix + 'a'.repeat(8192 - prefix.length)));
     });
 
+    it('too_long: beyond what the HTTP parser accepts, a request line → 414 and headers → 431, as JSON', async () => {
+      const line = await api.get(`/3.0/assets/description=${'a'.repeat(20_000)}`);
+      assert.equal(line.status, 414);
+      assert.deepEqual(line.body, { response: { error: 'Request line too long', code: 'too_long' } });
+      const headers = await api.get('/3.0/assets', { headers: { 'x-padding': 'b'.repeat(20_000) } });
+      assert.equal(headers.status, 431);
+      assert.deepEqual(headers.body, { response: { error: 'Request headers too large', code: 'too_long' } });
+    });
+
     it('internal: a failure that is not an API error → 500 with a reference that is in the log, never SQL or a stack', async () => {
       const lines: string[] = [];
       const explode: Endpoint = {
