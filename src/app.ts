@@ -47,6 +47,23 @@ export interface App {
 
 const TLS_OPTIONS = { requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' } as const;
 
+/**
+ * The published PHP client sends an empty `Expect:` header (spec §13), which Node
+ * would answer with 417; an empty expectation is no expectation. Any other value
+ * than 100-continue still gets 417.
+ */
+function acceptEmptyExpect<S extends http.Server>(server: S, handler: http.RequestListener): S {
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (String(req.headers.expect ?? '').trim() === '') {
+      handler(req, res);
+      return;
+    }
+    res.writeHead(417, { connection: 'close' });
+    res.end();
+  });
+  return server;
+}
+
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
   const fastify = Fastify({
@@ -56,8 +73,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     return503OnClosing: true,
     // The handshake accepts any client certificate so that a readable 401 can be returned (spec §2.1).
     serverFactory: (handler) => {
-      if (o.proxy) plain = http.createServer(handler);
-      return https.createServer({ ...TLS_OPTIONS, key: o.tls.key, cert: o.tls.cert }, handler);
+      if (o.proxy) plain = acceptEmptyExpect(http.createServer(handler), handler);
+      return acceptEmptyExpect(https.createServer({ ...TLS_OPTIONS, key: o.tls.key, cert: o.tls.cert }, handler), handler);
     },
     frameworkErrors: (_error, req, reply) => void api(req, reply),
     clientErrorHandler: answerClientError,

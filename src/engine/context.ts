@@ -4,6 +4,7 @@ import type { Principal } from '../model/principal.ts';
 import type { Catalog, ComputedContext, Reference } from '../model/types.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import type { Resource } from './resource.ts';
+import { type Scope, treeScope } from './scope.ts';
 
 /** A reference to a resource from a table that is not itself a resource (certificates, sessions). */
 export interface InternalReference {
@@ -44,7 +45,11 @@ export interface Ctx {
   readonly ip: string | null;
   /** Uploaded file content; null where no file can be touched (operator commands). */
   readonly blobs: BlobStore | null;
+  /** The caller's scope when already resolved (reads); otherwise the company tree CTE. */
+  readonly scope?: Scope;
 }
+
+export const scopeOf = (ctx: Ctx): Scope => ctx.scope ?? treeScope(ctx.principal.companyId);
 
 export const computedContext = (ctx: Ctx, alias: string): ComputedContext =>
   ({ alias, hooks: ctx.database.hooks, baseUrl: ctx.baseUrl, principal: ctx.principal, today: formatDate(ctx.clock.now()) });

@@ -6,8 +6,7 @@ import { type Condition, compileCondition } from '../filter/compile.ts';
 import { type OrderTerm, orderSql } from '../filter/order.ts';
 import type { FieldRef } from '../filter/resolve.ts';
 import type { FieldDef, RelationDef, ResourceDef } from '../model/types.ts';
-import { computedContext, type Ctx } from './context.ts';
-import { inScope } from './scope.ts';
+import { computedContext, type Ctx, scopeOf } from './context.ts';
 
 export const aliasOf = (rel: RelationDef | null) => (rel ? `r_${rel.name}` : 't');
 
@@ -19,9 +18,13 @@ export const exprOf = (ctx: Ctx, ref: FieldRef): Sql => columnExpr(ctx, ref.fiel
 
 /** Conditions that confine `alias` of `def` to what the caller may see. */
 export function visibility(ctx: Ctx, def: ResourceDef, alias: string): Sql[] {
+  const inScope = scopeOf(ctx).contains(sql.ref(`${alias}.${def.scopeColumn}`));
   const extra = def.visible?.(computedContext(ctx, alias));
-  return extra ? [inScope(alias, def), extra] : [inScope(alias, def)];
+  return extra ? [inScope, extra] : [inScope];
 }
+
+/** `visibility` as one condition. */
+export const visible = (ctx: Ctx, def: ResourceDef, alias: string): Sql => sql.join(visibility(ctx, def, alias), sql` AND `);
 
 /**
  * LEFT JOINs for one-to-one relations. A related record outside the caller's

@@ -7,11 +7,10 @@ import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
 import { type AuditEntry, fieldsJson, insertAudit, recordEntry, storedFields } from './audit.ts';
 import { readFields } from './body.ts';
-import type { Ctx } from './context.ts';
+import { type Ctx, scopeOf } from './context.ts';
 import type { Query } from './query.ts';
 import type { Resource, WriteTx } from './resource.ts';
-import { scopeCte } from './scope.ts';
-import { joinClause, relationsOf, visibility, whereClause } from './select.ts';
+import { joinClause, relationsOf, visible, whereClause } from './select.ts';
 import { removeRecords } from './remove.ts';
 
 /** Runs `fn` in one transaction with the request's clock reading and audit buffer. */
@@ -49,8 +48,8 @@ function resourceOf(ctx: Ctx, name: string): Resource {
 }
 
 async function findInScope(ctx: Ctx, db: WriteTx['db'], def: ResourceDef, id: number): Promise<Row | null> {
-  const { rows } = await sql<Row>`${scopeCte(ctx.principal.companyId)} SELECT t.* FROM ${sql.table(def.table)} AS t
-    WHERE t.id = ${id} AND ${sql.join(visibility(ctx, def, 't'), sql` AND `)}`.execute(db);
+  const { rows } = await sql<Row>`${scopeOf(ctx).with} SELECT t.* FROM ${sql.table(def.table)} AS t
+    WHERE t.id = ${id} AND ${visible(ctx, def, 't')}`.execute(db);
   return rows[0] ?? null;
 }
 
@@ -153,7 +152,8 @@ export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes
   if (changed.length === 0) return false;
   const next: Row = { ...old };
   for (const f of changed) next[f.name] = changes[f.name]!;
-  await checkReferences(tx, def, next, changed);
+  // A record that changes company has all its references re-checked (spec §3), not only the changed ones.
+  await checkReferences(tx, def, next, changed.some((f) => f.name === def.scopeColumn) ? def.fields : changed);
   await checkUnique(tx, def, next, Number(old.id), changed.map((f) => f.name));
   const sets: [string, SqlValue][] = changed.map((f) => [f.name, next[f.name]!]);
   for (const f of def.fields) if (f.touch) { next[f.name] = tx.now; sets.push([f.name, tx.now]); }
@@ -167,7 +167,7 @@ export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes
 /** The records a POST or DELETE acts on, locked for the rest of the transaction. */
 export async function matchRows(tx: WriteTx, def: ResourceDef, query: Query): Promise<Row[]> {
   const { ctx } = tx;
-  const { rows } = await sql<Row>`${scopeCte(ctx.principal.companyId)} SELECT t.* FROM ${sql.table(def.table)} AS t
+  const { rows } = await sql<Row>`${scopeOf(ctx).with} SELECT t.* FROM ${sql.table(def.table)} AS t
     ${joinClause(ctx, def, relationsOf(query.conditions))} WHERE ${whereClause(ctx, def, query.conditions)}
     ORDER BY t.id ${ctx.database.hooks.lockMatched}`.execute(tx.db);
   return rows;

@@ -62,32 +62,44 @@ export async function runReminders(database: Database, clock: Clock): Promise<Re
 
 interface DueAsset { id: number; asset_no: string; description: string; next_check: string }
 
+/** Work is committed in chunks, so that a large first run never holds the database for long. */
+const CHUNK = 200;
+function* chunks<T>(items: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
+}
+
 async function createReminders(ctx: Ctx, s: CompanySettings): Promise<number> {
   const now = ctx.clock.now();
   const today = todayIn(s.timeZone, now);
-  return ctx.database.transaction(async (db) => {
-    const { rows: due } = await sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
-      WHERE a.company_id = ${s.id} AND a.next_check IS NOT NULL AND a.next_check <= ${addDays(today, s.window)}
-      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)})
-      AND NOT EXISTS (SELECT 1 FROM assetreminders r WHERE r.asset_id = a.id AND r.due_date = a.next_check AND r.user_id IS NULL)
-      ORDER BY a.id`.execute(db);
-    const entries: AuditEntry[] = [];
-    for (const a of due) {
-      const message = `${a.next_check < today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no}${a.description ? ` (${a.description})` : ''} on ${a.next_check}`;
-      const remind = addDays(a.next_check, -s.window);
-      const { rows } = await sql<{ id: number }>`INSERT INTO assetreminders
+  const { rows: due } = await sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
+    WHERE a.company_id = ${s.id} AND a.next_check IS NOT NULL AND a.next_check <= ${addDays(today, s.window)}
+    AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)})
+    AND NOT EXISTS (SELECT 1 FROM assetreminders r WHERE r.asset_id = a.id AND r.due_date = a.next_check AND r.user_id IS NULL)
+    ORDER BY a.id`.execute(ctx.database.db);
+  let created = 0;
+  for (const part of chunks(due)) {
+    const reminders = part.map((a) => ({
+      asset: a, remind: addDays(a.next_check, -s.window),
+      message: `${a.next_check < today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no}${a.description ? ` (${a.description})` : ''} on ${a.next_check}`,
+    }));
+    created += await ctx.database.transaction(async (db) => {
+      // A concurrent run may have made some of these already: the unique index keeps one.
+      const { rows } = await sql<{ id: number; asset_id: number }>`INSERT INTO assetreminders
         (company_id, asset_id, user_id, due_date, remind_date, message, sent, acknowledged, data)
-        VALUES (${s.id}, ${a.id}, NULL, ${a.next_check}, ${remind}, ${message}, 0, 0, NULL)
-        ON CONFLICT DO NOTHING RETURNING id`.execute(db);
-      const id = rows[0] ? Number(rows[0].id) : null;
-      if (id === null) continue;
-      entries.push({ endpoint: 'assetreminders', action: 'create', recordId: id, companyId: s.id, assetId: a.id,
-        message: `Created assetreminders record ${id} (reminder run)`,
-        newdata: JSON.stringify({ asset_id: a.id, due_date: a.next_check, remind_date: remind, message }) });
-    }
-    await insertAudit(ctx, db, formatDatetime(now), entries);
-    return entries.length;
-  });
+        VALUES ${sql.join(reminders.map((r) => sql`(${s.id}, ${r.asset.id}, NULL, ${r.asset.next_check}, ${r.remind}, ${r.message}, 0, 0, NULL)`))}
+        ON CONFLICT DO NOTHING RETURNING id, asset_id`.execute(db);
+      const byAsset = new Map(reminders.map((r) => [r.asset.id, r]));
+      const entries: AuditEntry[] = rows.map(({ id, asset_id: assetId }) => {
+        const r = byAsset.get(Number(assetId))!;
+        return { endpoint: 'assetreminders', action: 'create', recordId: Number(id), companyId: s.id, assetId: Number(assetId),
+          message: `Created assetreminders record ${id} (reminder run)`,
+          newdata: JSON.stringify({ asset_id: Number(assetId), due_date: r.asset.next_check, remind_date: r.remind, message: r.message }) };
+      });
+      await insertAudit(ctx, db, formatDatetime(now), entries);
+      return entries.length;
+    });
+  }
+  return created;
 }
 
 interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string }
@@ -102,28 +114,30 @@ async function deliverReminders(ctx: Ctx, s: CompanySettings): Promise<{ reminde
     AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.id`.execute(ctx.database.db);
   let reminders = 0;
   let messages = 0;
-  for (const r of active) {
-    const sent = await ctx.database.transaction(async (db) => {
-      const claim = await sql`UPDATE assetreminders SET sent = 1 WHERE id = ${r.id} AND sent = 0`.execute(db);
-      if (Number(claim.numAffectedRows ?? 0) !== 1) return null;
-      const recipients = await recipientsOf(db, s.id, r.user_id);
-      const entries: AuditEntry[] = [{ endpoint: 'assetreminders', action: 'update', recordId: r.id, companyId: s.id, assetId: r.asset_id,
-        message: `Updated assetreminders record ${r.id} (reminder run)`, olddata: '{"sent":0}', newdata: '{"sent":1}' }];
-      for (const userId of recipients) {
-        const data = JSON.stringify({ reminder_id: r.id, asset_id: r.asset_id, due_date: r.due_date });
-        const { rows } = await sql<{ id: number }>`INSERT INTO messages (sender_user_id, target_user_id, company_id, message_read,
-          date_range_start, date_range_end, messagetext, data, modified)
-          VALUES (NULL, ${userId}, ${s.id}, 0, NULL, NULL, ${r.message}, ${data}, ${at}) RETURNING id`.execute(db);
-        const id = Number(rows[0]!.id);
-        entries.push({ endpoint: 'messages', action: 'create', recordId: id, companyId: s.id, message: `Created messages record ${id} (reminder run)`,
-          newdata: JSON.stringify({ target_user_id: userId, messagetext: r.message, data: JSON.parse(data) }) });
+  for (const part of chunks(active)) {
+    await ctx.database.transaction(async (db) => {
+      // Claiming first means a reminder another instance is delivering is skipped here.
+      const { rows: claimed } = await sql<{ id: number }>`UPDATE assetreminders SET sent = 1
+        WHERE id IN (${sql.join(part.map((r) => r.id))}) AND sent = 0 RETURNING id`.execute(db);
+      const mine = new Set(claimed.map((c) => Number(c.id)));
+      const entries: AuditEntry[] = [];
+      for (const r of part.filter((x) => mine.has(Number(x.id)))) {
+        entries.push({ endpoint: 'assetreminders', action: 'update', recordId: r.id, companyId: s.id, assetId: r.asset_id,
+          message: `Updated assetreminders record ${r.id} (reminder run)`, olddata: '{"sent":0}', newdata: '{"sent":1}' });
+        for (const userId of await recipientsOf(db, s.id, r.user_id)) {
+          const data = JSON.stringify({ reminder_id: r.id, asset_id: r.asset_id, due_date: r.due_date });
+          const { rows } = await sql<{ id: number }>`INSERT INTO messages (sender_user_id, target_user_id, company_id, message_read,
+            date_range_start, date_range_end, messagetext, data, modified)
+            VALUES (NULL, ${userId}, ${s.id}, 0, NULL, NULL, ${r.message}, ${data}, ${at}) RETURNING id`.execute(db);
+          const id = Number(rows[0]!.id);
+          entries.push({ endpoint: 'messages', action: 'create', recordId: id, companyId: s.id, message: `Created messages record ${id} (reminder run)`,
+            newdata: JSON.stringify({ target_user_id: userId, messagetext: r.message, data: JSON.parse(data) }) });
+          messages++;
+        }
+        reminders++;
       }
       await insertAudit(ctx, db, at, entries);
-      return recipients.length;
     });
-    if (sent === null) continue;
-    reminders++;
-    messages += sent;
   }
   return { reminders, messages };
 }

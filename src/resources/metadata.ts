@@ -3,16 +3,15 @@
 // for people (`$` keys are API-only), and what the company declared about them in
 // its `data.custom_fields` ({"assets": {"costcode": {"display_name", "type", "options", "constraints"}}}).
 import { sql } from 'kysely';
-import type { Ctx } from '../engine/context.ts';
+import { type Ctx, scopeOf } from '../engine/context.ts';
 import type { Endpoint } from '../engine/endpoint.ts';
-import { scopeCte } from '../engine/scope.ts';
-import { visibility } from '../engine/select.ts';
+import { visible } from '../engine/select.ts';
 import { invalidFilter } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
 import { JsonObject, type JsonValue, parseJson, stringifyJson } from '../model/json.ts';
 import type { ResourceDef } from '../model/types.ts';
 
-interface KeyStats { key: string; kind: string | null; n: number | string; dates: number | string; datetimes: number | string; lo: string | null }
+interface KeyStats { key: string; kind: string | null; n: number | string; dates: number | string; datetimes: number | string; lo: string | null; hi: string | null }
 
 const TYPES = new Set(['int', 'bool', 'string', 'datetime', 'date', 'options']);
 
@@ -21,19 +20,23 @@ function inferType(stats: readonly KeyStats[]): string {
   if (kinds.size !== 1) return 'string';
   if (kinds.has('boolean')) return 'bool';
   if (kinds.has('number')) return 'int';
-  const s = stats.find((x) => x.kind === 'string')!;
-  if (Number(s.dates) === Number(s.n) && s.lo !== null && isDate(s.lo)) return 'date';
-  if (Number(s.datetimes) === Number(s.n) && s.lo !== null && isDatetime(s.lo)) return 'datetime';
+  const s = stats.find((x) => x.kind === 'string');
+  // Keys holding only objects or arrays have no type of their own.
+  if (!s) return 'string';
+  // The LIKE shapes count candidates; the extremes must also be real dates (`next-tu-es` has the shape of one).
+  const all = (check: (v: string) => boolean) => s.lo !== null && s.hi !== null && check(s.lo) && check(s.hi);
+  if (Number(s.dates) === Number(s.n) && all(isDate)) return 'date';
+  if (Number(s.datetimes) === Number(s.n) && all(isDatetime)) return 'datetime';
   return 'string';
 }
 
 async function keysOf(ctx: Ctx, def: ResourceDef): Promise<Map<string, KeyStats[]>> {
   const e = ctx.database.hooks.jsonEntries(sql.ref('t.data'));
-  const { rows } = await sql<KeyStats>`${scopeCte(ctx.principal.companyId)}
-    SELECT ${e.key} AS key, ${e.kind} AS kind, COUNT(*) AS n, MIN(${e.text}) AS lo,
+  const { rows } = await sql<KeyStats>`${scopeOf(ctx).with}
+    SELECT ${e.key} AS key, ${e.kind} AS kind, COUNT(*) AS n, MIN(${e.text}) AS lo, MAX(${e.text}) AS hi,
       SUM(CASE WHEN ${e.text} LIKE '____-__-__' THEN 1 ELSE 0 END) AS dates,
       SUM(CASE WHEN ${e.text} LIKE '____-__-__ __:__:__' THEN 1 ELSE 0 END) AS datetimes
-    FROM ${sql.table(def.table)} AS t ${e.join} WHERE ${sql.join(visibility(ctx, def, 't'), sql` AND `)}
+    FROM ${sql.table(def.table)} AS t ${e.join} WHERE ${visible(ctx, def, 't')}
     GROUP BY 1, 2 ORDER BY 1, 2`.execute(ctx.database.db);
   const out = new Map<string, KeyStats[]>();
   for (const r of rows) out.set(r.key, [...(out.get(r.key) ?? []), r]);

@@ -2,8 +2,8 @@
 // The segment after `upload/` is the file's token, not a filter.
 import { sql } from 'kysely';
 import { counts, type Call, type Endpoint } from '../engine/endpoint.ts';
-import { scopeCte } from '../engine/scope.ts';
-import { visibility } from '../engine/select.ts';
+import { scopeOf } from '../engine/context.ts';
+import { visible } from '../engine/select.ts';
 import { inWriteTx, updateRecord } from '../engine/write.ts';
 import { accessDenied, notFound, tooLarge } from '../errors.ts';
 import type { Row } from '../model/types.ts';
@@ -15,13 +15,23 @@ const missing = (token: string) => notFound(`Upload ${token} does not exist`);
 async function fileOf(c: Call): Promise<{ token: string; row: Row }> {
   const token = c.segments.join('/');
   const { ctx } = c;
-  const { rows } = await sql<Row>`${scopeCte(ctx.principal.companyId)} SELECT t.* FROM files AS t
-    WHERE t.token = ${token} AND ${sql.join(visibility(ctx, files.def, 't'), sql` AND `)}`.execute(ctx.database.db);
+  const { rows } = await sql<Row>`${scopeOf(ctx).with} SELECT t.* FROM files AS t
+    WHERE t.token = ${token} AND ${visible(ctx, files.def, 't')}`.execute(ctx.database.db);
   if (c.segments.length !== 1 || !rows[0]) throw missing(token);
   return { token, row: rows[0] };
 }
 
-const attachment = (name: string) => `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`;
+/** RFC 6266: a plain-ASCII `filename` and, for any other name, the exact one as UTF-8 in `filename*` (header text must be Latin-1). */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  if (ascii === name) return `attachment; filename="${name}"`;
+  const utf8 = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${utf8}`;
+}
+
+/** A name the upload generated (`<token>.<ext>`) follows the content; a name the client set stays. */
+const GENERATED = ['pdf', 'png', 'gif', 'jpg'];
+const generatedName = (token: string, filename: string) => filename === '' || GENERATED.some((ext) => filename === `${token}.${ext}`);
 
 export function uploadEndpoint(blobs: BlobStore, maxBytes: number): Endpoint {
   return {
@@ -40,7 +50,7 @@ export function uploadEndpoint(blobs: BlobStore, maxBytes: number): Endpoint {
         await inWriteTx(ctx, async (tx) => {
           const current = await tx.find(files.def, Number(row.id));
           if (!current) throw missing(token);
-          const filename = current.filename ? String(current.filename) : `${token}.${blob.type.extension}`;
+          const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
           await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
           const previous = current.upload_uuid;
           if (typeof previous === 'string' && previous !== blob.id) tx.afterCommit(() => removeUnusedBlob(tx.ctx, previous));
