@@ -1,6 +1,7 @@
 // The demo company tree and its sample records, written through the engine as
 // the demo certificate, exactly as API calls would write them.
-import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addClient, addCompany, addUser, setPassword } from '../admin.ts';
 import type { Database } from '../db/database.ts';
@@ -12,6 +13,12 @@ import { parseQuery } from '../engine/query.ts';
 import { addDays, formatDate, type Clock } from '../model/dates.ts';
 import type { JsonObject } from '../model/json.ts';
 import { parseJson } from '../model/json.ts';
+import type { Row } from '../model/types.ts';
+import { runReminders } from '../jobs/reminders.ts';
+import { files } from '../resources/files.ts';
+import { attachContent } from '../resources/upload.ts';
+import { BlobStore } from '../storage/blobs.ts';
+import { certificatePdf } from './demo-pdf.ts';
 import { assetqueue } from '../resources/assetqueue.ts';
 import { assets } from '../resources/assets.ts';
 import { companies } from '../resources/companies.ts';
@@ -27,6 +34,8 @@ export const DEMO_PASSWORD = 'demo-password';
 
 export interface Demo {
   readonly clientId: number;
+  /** The upload token of the demo's calibration certificate. */
+  readonly fileToken: string;
   readonly certDir: string;
   readonly companies: { readonly root: number; readonly labs: number; readonly field: number };
 }
@@ -35,6 +44,19 @@ const objects = (list: readonly unknown[]) => list.map((o) => parseJson(JSON.str
 
 async function create(ctx: Ctx, res: Resource, list: readonly unknown[]): Promise<number[]> {
   return createRecords(ctx, res, objects(list));
+}
+
+/** The reference multimeter's calibration certificate: a file record with an uploaded PDF (also kept in demo/ for upload examples). */
+async function addCertificate(ctx: Ctx, dataDir: string, today: string, assetId: number): Promise<string> {
+  const [fileId] = await create(ctx, files, [{ asset_id: assetId, description: 'Calibration certificate', filename: 'CAL-01-certificate.pdf' }]);
+  const pdf = certificatePdf(['Calibration certificate', 'Asset CAL-01, reference multimeter', `Calibrated on ${today} by Demo Labs`]);
+  const path = join(dataDir, 'demo', 'calibration-certificate.pdf');
+  writeFileSync(path, pdf);
+  const blobs = new BlobStore(join(dataDir, 'files'));
+  const stored = await blobs.put(createReadStream(path), pdf.length);
+  const { rows } = await sql<Row>`SELECT * FROM files WHERE id = ${fileId}`.execute(ctx.database.db);
+  await attachContent({ ...ctx, blobs }, rows[0]!, stored);
+  return String(rows[0]!.token);
 }
 
 export async function seedDemo(database: Database, dataDir: string, clock: Clock, baseUrl: string): Promise<Demo> {
@@ -57,7 +79,7 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
     { description: 'Calibration lab' }, { description: 'Workshop' }, { description: 'Service van 1', company_id: field },
   ]);
   const [wrench] = await create(ctx, externaltypes, [{ external_itemtype_id: 100, description: 'Torque wrench' }]);
-  await create(ctx, assets, [
+  const assetIds = await create(ctx, assets, [
     { asset_no: 'TW-001', serial_no: 'SN-1001', description: 'Torque wrench 5-25 Nm', next_check: day(-40), period: 12, location_id: workshop, department_id: production, external_type_id: wrench, data: { costcode: 'P-10', manufacturer: 'Norbar' } },
     { asset_no: 'TW-002', serial_no: 'SN-1002', description: 'Torque wrench 20-100 Nm', next_check: day(-3), period: 12, location_id: workshop, department_id: production, external_type_id: wrench, data: { costcode: 'P-10' } },
     { asset_no: 'CAL-01', serial_no: 'M-77', description: 'Reference multimeter', next_check: day(5), period: 6, location_id: lab, department_id: quality, data: { costcode: 'Q-20' } },
@@ -76,5 +98,14 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
   const admin = await addUser(database, { companyId: root, username: DEMO_USER, email: 'admin@demo.example', level: 'admin', firstName: 'Dana', lastName: 'Admin' }, clock);
   await setPassword(database, admin, DEMO_PASSWORD, clock);
   await create(ctx, messages, [{ messagetext: 'Welcome to the asset tracker demo.', target_user_id: admin }]);
-  return { clientId: client.id, certDir, companies: { root, labs, field } };
+  const fileToken = await addCertificate(ctx, dataDir, today, assetIds[2]!);
+  await runReminders(database, clock);
+  return { clientId: client.id, fileToken, certDir, companies: { root, labs, field } };
+}
+
+/** The certificate's upload token of an existing demo, if it still has one. */
+export async function demoFileToken(database: Database): Promise<string | null> {
+  const { rows } = await sql<{ token: string }>`SELECT token FROM files WHERE filename = 'CAL-01-certificate.pdf' ORDER BY id LIMIT 1`
+    .execute(database.db);
+  return rows[0]?.token ?? null;
 }

@@ -5,17 +5,24 @@ import { loadConfig } from '../config.ts';
 import { addDays, formatDate, systemClock } from '../model/dates.ts';
 import { closeOnSignals, openMigrated, startServer } from '../server.ts';
 import type { Command } from './command.ts';
-import { DEMO_PASSWORD, DEMO_USER, seedDemo } from './demo-data.ts';
+import { DEMO_PASSWORD, DEMO_USER, demoFileToken, seedDemo } from './demo-data.ts';
 
 /** A path as one POSIX shell word (quoted only when it must be), so that the commands paste as printed. */
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
-export function curlExamples(baseUrl: string, caFile: string, clientPem: string, today: string): string[] {
-  const curl = `curl --cacert ${shellWord(caFile)} --cert ${shellWord(clientPem)}`;
+export interface DemoPaths { readonly baseUrl: string; readonly caFile: string; readonly demoDir: string; readonly today: string; readonly fileToken: string | null }
+
+export function curlExamples({ baseUrl, caFile, demoDir, today, fileToken }: DemoPaths): string[] {
+  const curl = `curl --cacert ${shellWord(caFile)} --cert ${shellWord(join(demoDir, 'client.pem'))}`;
+  const files = fileToken === null ? [] : [
+    `${curl} --data-binary @${shellWord(join(demoDir, 'calibration-certificate.pdf'))} ${baseUrl}/3.0/upload/${fileToken}          # upload`,
+    `${curl} -o ${shellWord(join(demoDir, 'downloaded-certificate.pdf'))} ${baseUrl}/3.0/upload/${fileToken}          # download`,
+  ];
   return [
     `${curl} ${baseUrl}/3.0/endpoints`,
-    `${curl} '${baseUrl}/3.0/assets/next_check<${addDays(today, 31)}'          # due within 30 days (and overdue)`,
+    `${curl} '${baseUrl}/3.0/assets/next_check-${addDays(today, 30)}'          # due: next check within 30 days (overdue included)`,
     `${curl} '${baseUrl}/3.0/assets/next_check<${today}'          # overdue`,
+    `${curl} '${baseUrl}/3.0/assetreminders/sent=1'          # reminders delivered as messages`,
     `${curl} -H 'X-API-Result-Order: next_check^' '${baseUrl}/3.0/assets/location.description~lab'`,
     `${curl} '${baseUrl}/3.0/assets/data.costcode=P-10'`,
     `${curl} -X PUT -d '{"description":"Spare parts store"}' ${baseUrl}/3.0/locations`,
@@ -23,6 +30,8 @@ export function curlExamples(baseUrl: string, caFile: string, clientPem: string,
     `${curl} ${baseUrl}/3.0/assetqueue/released=0`,
     `${curl} -X POST -d '{"released":1}' ${baseUrl}/3.0/assetqueue/asset_no=LAB-100`,
     `${curl} '${baseUrl}/3.0/auditlog/action=update'`,
+    `${curl} '${baseUrl}/3.0/files/asset.asset_no=CAL-01'`,
+    ...files,
     `TOKEN=$(${curl} -s -X POST -d '{"username":"${DEMO_USER}","password":"${DEMO_PASSWORD}"}' ${baseUrl}/3.0/login`
       + ` | sed -E 's/.*"user_token":"([0-9a-f]+)".*/\\1/') && ${curl} -u "session:$TOKEN" ${baseUrl}/3.0/users`,
   ];
@@ -35,10 +44,11 @@ export const demo: Command = {
     const config = loadConfig();
     const database = await openMigrated(config);
     const empty = !(await database.db.selectFrom('companies').select('id').limit(1).executeTakeFirst());
-    if (empty) await seedDemo(database, config.dataDir, systemClock, config.baseUrl);
+    const fileToken = empty ? (await seedDemo(database, config.dataDir, systemClock, config.baseUrl)).fileToken : await demoFileToken(database);
     const running = await startServer(config, database);
     closeOnSignals(running);
-    const lines = curlExamples(config.baseUrl, running.tls.certFile, join(config.dataDir, 'demo', 'client.pem'), formatDate(systemClock.now()));
+    const lines = curlExamples({ baseUrl: config.baseUrl, caFile: running.tls.certFile, demoDir: join(config.dataDir, 'demo'),
+      today: formatDate(systemClock.now()), fileToken });
     process.stdout.write(`\nAsset tracker demo ${empty ? 'created' : 'reused'} in ${config.dataDir}, listening on ${config.baseUrl}\n`
       + `Try (the demo certificate sees Demo Holdings and its two child companies):\n\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
   },

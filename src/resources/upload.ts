@@ -2,12 +2,12 @@
 // The segment after `upload/` is the file's token, not a filter.
 import { sql } from 'kysely';
 import { counts, type Call, type Endpoint } from '../engine/endpoint.ts';
-import { scopeOf } from '../engine/context.ts';
+import { type Ctx, scopeOf } from '../engine/context.ts';
 import { visible } from '../engine/select.ts';
 import { inWriteTx, updateRecord } from '../engine/write.ts';
 import { accessDenied, notFound, tooLarge } from '../errors.ts';
 import type { Row } from '../model/types.ts';
-import { type BlobStore, storageError } from '../storage/blobs.ts';
+import { type BlobStore, storageError, type StoredBlob } from '../storage/blobs.ts';
 import { files, removeUnusedBlob } from './files.ts';
 
 const missing = (token: string) => notFound(`Upload ${token} does not exist`);
@@ -33,6 +33,19 @@ function attachment(name: string): string {
 const GENERATED = ['pdf', 'png', 'gif', 'jpg'];
 const generatedName = (token: string, filename: string) => filename === '' || GENERATED.some((ext) => filename === `${token}.${ext}`);
 
+/** Points a file record at stored content (audited); content it no longer uses is removed. */
+export async function attachContent(ctx: Ctx, file: Row, blob: StoredBlob): Promise<void> {
+  const token = String(file.token);
+  await inWriteTx(ctx, async (tx) => {
+    const current = await tx.find(files.def, Number(file.id));
+    if (!current) throw missing(token);
+    const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
+    await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
+    const previous = current.upload_uuid;
+    if (typeof previous === 'string' && previous !== blob.id) tx.afterCommit(() => removeUnusedBlob(tx.ctx, previous));
+  });
+}
+
 export function uploadEndpoint(blobs: BlobStore, maxBytes: number): Endpoint {
   return {
     name: 'upload',
@@ -46,15 +59,7 @@ export function uploadEndpoint(blobs: BlobStore, maxBytes: number): Endpoint {
         // Replacing content needs basic mode or an admin session.
         if (row.upload_uuid !== null && session && level !== 'admin') throw accessDenied('POST', 'upload', 'admin');
         if (c.contentLength !== undefined && c.contentLength > maxBytes) throw tooLarge(maxBytes);
-        const blob = await blobs.put(c.stream, maxBytes);
-        await inWriteTx(ctx, async (tx) => {
-          const current = await tx.find(files.def, Number(row.id));
-          if (!current) throw missing(token);
-          const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
-          await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
-          const previous = current.upload_uuid;
-          if (typeof previous === 'string' && previous !== blob.id) tx.afterCommit(() => removeUnusedBlob(tx.ctx, previous));
-        });
+        await attachContent(ctx, row, await blobs.put(c.stream, maxBytes));
         return { response: counts('records_updated', 1, 'records_found', 1) };
       },
       async GET(c) {

@@ -628,6 +628,8 @@ function runPrinted(command: string, home: string): Promise<CurlResult> {
         const lines = stderr.split('\n').filter(Boolean);
         assert.ok(lines.length > 0 && lines.every((l) => /^HTTP \d{3}$/.test(l)), `only status lines on stderr\n${where}`);
         let body: Record<string, any>;
+        // A download (`-o FILE`) writes the file, not the envelope.
+        if (/\s-o\s/.test(command)) return done({ command, statuses: lines.map((l) => Number(l.slice(5))), body: {} });
         try {
           body = JSON.parse(stdout) as Record<string, any>;
         } catch {
@@ -656,7 +658,14 @@ function checkPrinted(r: CurlResult, baseUrl: string): void {
   const where = `${r.command}\nstatuses ${r.statuses.join(', ')}\n${JSON.stringify(r.body).slice(0, 2000)}`;
   assert.ok(r.statuses.every((s) => s === 200 || s === 201), where);
   const last = r.command.slice(r.command.lastIndexOf('curl '));
-  const method = /\s-X (GET|POST|PUT|DELETE)\s/.exec(last)?.[1] ?? 'GET';
+  const download = /\s-o\s+('[^']*'|\S+)/.exec(last);
+  if (download) {
+    const file = download[1]!.replace(/^'(.*)'$/, '$1').replaceAll("'\\''", "'");
+    assert.deepEqual(r.statuses, [200], where);
+    assert.equal(readFileSync(file).subarray(0, 5).toString('latin1'), '%PDF-', `the download is the demo's PDF\n${where}`);
+    return;
+  }
+  const method = /\s-X (GET|POST|PUT|DELETE)\s/.exec(last)?.[1] ?? (/\s(-d|--data-binary)\s/.test(last) ? 'POST' : 'GET');
   const url = new RegExp(`${escapeRegExp(baseUrl)}(/[^\\s'"]*)`).exec(last);
   assert.ok(url, `the command targets ${baseUrl}: ${r.command}`);
   const { request, response } = r.body;
