@@ -16,6 +16,19 @@ export interface RequestOptions {
   readonly body?: string | Buffer | unknown;
 }
 
+/** The whole response, its body as text (parsed on demand). */
+export function readResponse(res: http.IncomingMessage): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
+    });
+  });
+}
+
 export class TestClient {
   private readonly agent: https.Agent;
   constructor(private readonly port: number, ca: string, cert?: TestCert | null) {
@@ -26,14 +39,8 @@ export class TestClient {
     const payload = o.body === undefined ? undefined
       : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
     return new Promise((resolve, reject) => {
-      const req = https.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: o.headers ?? {} }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
-        });
-      });
+      const req = https.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: o.headers ?? {} },
+        (res) => readResponse(res).then(resolve, reject));
       req.on('error', reject);
       if (payload !== undefined) req.end(payload);
       else req.end();

@@ -3,7 +3,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import type { App } from '../../src/app.ts';
-import type { TestResponse } from './client.ts';
+import { readResponse, type TestResponse } from './client.ts';
 
 /** Starts `app.http` on a free port of 127.0.0.1 and returns the port. */
 export async function listenPlain(app: App): Promise<number> {
@@ -31,14 +31,8 @@ export interface PlainOptions {
 /** One request on a fresh connection (so that nothing is cached per connection). */
 export function plainRequest(port: number, method: string, path: string, o: PlainOptions = {}): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, headers: o.headers ?? {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
-      });
-    });
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, headers: o.headers ?? {} },
+      (res) => readResponse(res).then(resolve, reject));
     req.on('error', reject);
     req.end(o.body);
   });
