@@ -1,25 +1,24 @@
 // Operator actions (spec §12): what the CLI does, as functions the tests and
 // the demo share. Each writes its audit entry like any other change.
 import { X509Certificate } from 'node:crypto';
-import type { Database } from './db/database.ts';
+import type { Database, Db } from './db/database.ts';
+import { type AuditEntry, insertAudit } from './engine/audit.ts';
+import { deleteClientSessions } from './db/sessions.ts';
 import { spkiFingerprint } from './auth/certificate.ts';
-import { formatDate, formatDatetime, systemClock, type Clock } from './model/dates.ts';
+import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
 import { JsonObject, jsonObjectText } from './model/json.ts';
-import { DEFAULT_LIMITS, type Ctx } from './engine/context.ts';
-import { createRecords } from './engine/write.ts';
-import { createRegistry } from './resources/registry.ts';
+import { createRecords, inWriteTx } from './engine/write.ts';
+import { storePassword } from './resources/password.ts';
+import { operatorContext } from './resources/registry.ts';
 import { users } from './resources/users.ts';
 import type { Level } from './model/types.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
-import { endUserSessions } from './auth/sessions.ts';
 
 export class AdminError extends Error {}
 
-async function audit(db: Database['db'], now: string, endpoint: string, action: string, recordId: number, companyId: number, message: string, newdata: string) {
-  await db.insertInto('auditlog').values({
-    asset_id: null, company_id: companyId, user_id: null, file_id: null, logdate: now, message, olddata: '{}', newdata,
-    endpoint, record_id: recordId, action, client_id: null, ip: null,
-  }).execute();
+/** The operator's audit entry about a company's record (no certificate, no session). */
+async function audit(database: Database, db: Db, clock: Clock, companyId: number, entry: Omit<AuditEntry, 'companyId'>): Promise<void> {
+  await insertAudit(operatorContext(database, companyId, clock), db, formatDatetime(clock.now()), [{ ...entry, companyId }]);
 }
 
 export async function addCompany(database: Database, name: string, parentId: number | null, clock: Clock = systemClock): Promise<number> {
@@ -32,8 +31,8 @@ export async function addCompany(database: Database, name: string, parentId: num
     const row = await db.insertInto('companies').values({ name, created: now, modified: now, parent_id: parentId })
       .returning('id').executeTakeFirstOrThrow();
     const id = Number(row.id);
-    await audit(db, now, 'companies', 'create', id, id, `Created companies record ${id}`,
-      jsonObjectText([['name', JSON.stringify(name)], ['parent_id', String(parentId)]]));
+    await audit(database, db, clock, id, { endpoint: 'companies', action: 'create', recordId: id, message: `Created companies record ${id}`,
+      newdata: jsonObjectText([['name', JSON.stringify(name)], ['parent_id', String(parentId)]]) });
     return id;
   });
 }
@@ -70,8 +69,8 @@ export async function addClient(database: Database, o: { companyId: number; cert
       company_id: o.companyId, name, fingerprint, impersonation: o.impersonation ? 1 : 0, created: now, revoked: null,
     }).returning('id').executeTakeFirstOrThrow();
     const id = Number(row.id);
-    await audit(db, now, 'clients', 'create', id, o.companyId, `Registered certificate ${id}`,
-      jsonObjectText([['fingerprint', JSON.stringify(fingerprint)], ['impersonation', o.impersonation ? '1' : '0']]));
+    await audit(database, db, clock, o.companyId, { endpoint: 'clients', action: 'create', recordId: id, message: `Registered certificate ${id}`,
+      newdata: jsonObjectText([['fingerprint', JSON.stringify(fingerprint)], ['impersonation', o.impersonation ? '1' : '0']]) });
     return { id, companyId: o.companyId, name, fingerprint, impersonation: !!o.impersonation, created: now, revoked: null };
   });
 }
@@ -92,18 +91,10 @@ export async function revokeClient(database: Database, id: number, clock: Clock 
     if (client.revoked) throw new AdminError(`certificate ${id} was already revoked on ${client.revoked}`);
     await db.updateTable('clients').set({ revoked: now }).where('id', '=', id).execute();
     // A revoked certificate's sessions end with it (spec §2.2).
-    await db.deleteFrom('sessions').where('client_id', '=', id).execute();
-    await audit(db, now, 'clients', 'update', id, Number(client.company_id), `Revoked certificate ${id}`,
-      jsonObjectText([['revoked', JSON.stringify(now)]]));
+    await deleteClientSessions(db, id);
+    await audit(database, db, clock, Number(client.company_id), { endpoint: 'clients', action: 'update', recordId: id,
+      message: `Revoked certificate ${id}`, newdata: jsonObjectText([['revoked', JSON.stringify(now)]]) });
   });
-}
-
-/** The engine context of the operator: full access to a company's tree, audited without a certificate. */
-export function operatorContext(database: Database, companyId: number, clock: Clock = systemClock): Ctx {
-  return {
-    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl: '', ip: null, blobs: null,
-    principal: { clientId: null, clientCompanyId: companyId, impersonation: false, companyId, session: null, level: 'basic', canCreateCompanies: true },
-  };
 }
 
 export interface NewUser { companyId: number; username: string; email: string; level?: Level; firstName?: string; lastName?: string }
@@ -127,19 +118,16 @@ export async function addUser(database: Database, u: NewUser, clock: Clock = sys
   return id!;
 }
 
-/** Sets a user's password (the CLI's `--password-stdin`); ends the user's sessions. */
+/** Sets a user's password (the CLI's `--password-stdin`) exactly as `POST /3.0/password` would; ends the user's sessions. */
 export async function setPassword(database: Database, userId: number, password: string, clock: Clock = systemClock): Promise<void> {
   const length = [...password].length;
   if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw new AdminError(`a password needs ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  const user = await database.db.selectFrom('users').select('company_id').where('id', '=', userId).executeTakeFirst();
+  if (!user) throw new AdminError(`user ${userId} does not exist`);
   const hash = await hashPassword(password);
-  const now = clock.now();
-  await database.transaction(async (db) => {
-    const user = await db.selectFrom('users').select('company_id').where('id', '=', userId).executeTakeFirst();
-    if (!user) throw new AdminError(`user ${userId} does not exist`);
-    await db.updateTable('users').set({ password_hash: hash, password_last_changed: formatDate(now), modified: formatDatetime(now) })
-      .where('id', '=', userId).execute();
-    await endUserSessions(db, userId, null);
-    await audit(db, formatDatetime(now), 'users', 'update', userId, Number(user.company_id), `Updated users record ${userId}`,
-      jsonObjectText([['password', '"***"'], ['password_last_changed', JSON.stringify(formatDate(now))]]));
+  await inWriteTx(operatorContext(database, Number(user.company_id), clock), async (tx) => {
+    const row = await tx.find(users.def, userId);
+    if (!row) throw new AdminError(`user ${userId} does not exist`);
+    await storePassword(tx, row, hash);
   });
 }

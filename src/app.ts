@@ -7,7 +7,7 @@ import https from 'node:https';
 import { authorize } from './auth/access.ts';
 import { resumeSession, tokenFrom } from './auth/sessions.ts';
 import { trustedList } from './auth/transport.ts';
-import type { Database } from './db/database.ts';
+import { type Database, ping } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
 import type { Endpoint } from './engine/endpoint.ts';
 import { answerClientError } from './http/client-error.ts';
@@ -67,7 +67,8 @@ function acceptEmptyExpect<S extends http.Server>(server: S, handler: http.Reque
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
   const fastify = Fastify({
-    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-ssl-client-cert"]'], stream: o.logStream },
+    // Request logs never carry headers; should a serializer add them, credentials stay out.
+    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.authorization', `req.headers["${(o.proxy?.header ?? 'x-ssl-client-cert').toLowerCase()}"]`], stream: o.logStream },
     requestIdHeader: false,
     genReqId: () => randomBytes(8).toString('hex'),
     return503OnClosing: true,
@@ -109,7 +110,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   fastify.get('/healthz', async () => ({ status: 'ok' }));
   fastify.get('/readyz', async (_req, reply) => {
     try {
-      await o.database.db.selectFrom('companies').select('id').limit(1).execute();
+      await ping(o.database);
       return { status: 'ok' };
     } catch {
       return reply.code(503).send({ status: 'unavailable' });

@@ -19,6 +19,13 @@ export function levelOf(permissions: string | null): { level: Level; canCreateCo
   };
 }
 
+/** True when `permissions` grant a level or flag that the session `p` does not hold itself. */
+export function exceeds(permissions: string | null, p: Principal): boolean {
+  if (p.level === 'basic') return false;
+  const wanted = levelOf(permissions);
+  return RANK[wanted.level] > RANK[p.level] || (wanted.canCreateCompanies && !p.canCreateCompanies);
+}
+
 export const needText = (need: Need) => (need === 'creator' ? 'admin with can_create_companies' : need);
 
 export function allows(p: Principal, need: Need): boolean {

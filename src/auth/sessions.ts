@@ -2,6 +2,7 @@
 // to the certificate that logged in; 24 hours after last use, sliding.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/database.ts';
+import { deleteExpiredSessions, findSession, insertSession, touchSession } from '../db/sessions.ts';
 import { badSession } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
@@ -10,15 +11,12 @@ import { levelOf } from './access.ts';
 export const SESSION_MS = 24 * 3_600_000;
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+const expiryAfter = (now: Date) => formatDatetime(new Date(now.getTime() + SESSION_MS));
 
 export async function createSession(db: Db, clientId: number, user: { id: number; company_id: number }, now: Date): Promise<string> {
   const token = randomBytes(32).toString('hex');
-  const at = formatDatetime(now);
-  await db.deleteFrom('sessions').where('expires', '<=', at).execute();
-  await db.insertInto('sessions').values({
-    token_hash: hashOf(token), client_id: clientId, user_id: user.id, company_id: user.company_id,
-    created: at, last_used: at, expires: formatDatetime(new Date(now.getTime() + SESSION_MS)),
-  }).execute();
+  await insertSession(db, { token_hash: hashOf(token), client_id: clientId, user_id: user.id, company_id: user.company_id,
+    at: formatDatetime(now), expires: expiryAfter(now) });
   return token;
 }
 
@@ -41,34 +39,19 @@ export function tokenFrom(header: string): string {
  */
 export async function resumeSession(db: Db, principal: Principal, token: string, now: Date): Promise<Principal> {
   const hash = hashOf(token);
-  const at = formatDatetime(now);
-  const row = await db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.token_hash', 's.client_id', 's.expires', 'u.id as user_id', 'u.company_id', 'u.permissions'])
-    .where('s.token_hash', '=', hash).executeTakeFirst();
+  const row = await findSession(db, hash);
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) throw badSession();
-  if (row.client_id !== principal.clientId || !principal.impersonation || row.expires <= at) throw badSession();
-  await db.updateTable('sessions').set({ last_used: at, expires: formatDatetime(new Date(now.getTime() + SESSION_MS)) })
-    .where('id', '=', row.id).execute();
+  if (row.client_id !== principal.clientId || !principal.impersonation || row.expires <= formatDatetime(now)) throw badSession();
+  await touchSession(db, row.id, formatDatetime(now), expiryAfter(now));
   const { level, canCreateCompanies } = levelOf(row.permissions);
-  const companyId = Number(row.company_id);
   return {
-    ...principal, companyId, level, canCreateCompanies,
-    session: { id: Number(row.id), token, userId: Number(row.user_id), companyId },
+    ...principal, companyId: row.company_id, level, canCreateCompanies,
+    session: { id: row.id, token, userId: row.user_id, companyId: row.company_id },
   };
 }
 
-export async function endSession(db: Db, sessionId: number): Promise<void> {
-  await db.deleteFrom('sessions').where('id', '=', sessionId).execute();
-}
-
-/** Ends a user's sessions, except (optionally) the one making the call. */
-export async function endUserSessions(db: Db, userId: number, exceptSessionId: number | null): Promise<void> {
-  let q = db.deleteFrom('sessions').where('user_id', '=', userId);
-  if (exceptSessionId !== null) q = q.where('id', '<>', exceptSessionId);
-  await q.execute();
-}
+export { deleteSession as endSession, deleteUserSessions as endUserSessions } from '../db/sessions.ts';
 
 export async function sweepExpiredSessions(db: Db, now: Date): Promise<number> {
-  const r = await db.deleteFrom('sessions').where('expires', '<=', formatDatetime(now)).executeTakeFirst();
-  return Number(r.numDeletedRows);
+  return deleteExpiredSessions(db, formatDatetime(now));
 }

@@ -53,9 +53,9 @@ async function addCertificate(ctx: Ctx, dataDir: string, today: string, assetId:
   const path = join(dataDir, 'demo', 'calibration-certificate.pdf');
   writeFileSync(path, pdf);
   const blobs = new BlobStore(join(dataDir, 'files'));
-  const stored = await blobs.put(createReadStream(path), pdf.length);
+  const received = await blobs.receive(createReadStream(path), pdf.length);
   const { rows } = await sql<Row>`SELECT * FROM files WHERE id = ${fileId}`.execute(ctx.database.db);
-  await attachContent({ ...ctx, blobs }, rows[0]!, stored);
+  await attachContent({ ...ctx, blobs }, rows[0]!, received, true);
   return String(rows[0]!.token);
 }
 

@@ -24,7 +24,7 @@ export interface DatabaseOptions {
 
 export function openDatabase(o: DatabaseOptions): Database {
   if (o.url && /^postgres(ql)?:\/\//.test(o.url)) {
-    const { dialect } = openPostgres(o.url, o.poolSize);
+    const dialect = openPostgres(o.url, o.poolSize);
     const db = new Kysely<Tables>({ dialect });
     return {
       db,
@@ -34,7 +34,7 @@ export function openDatabase(o: DatabaseOptions): Database {
     };
   }
   const file = o.url?.startsWith('sqlite:') ? o.url.slice('sqlite:'.length) : join(o.dataDir, 'asset-tracker.sqlite');
-  const { dialect } = openSqlite(file);
+  const dialect = openSqlite(file);
   const db = new Kysely<Tables>({ dialect });
   return {
     db,
@@ -52,4 +52,9 @@ export function openDatabase(o: DatabaseOptions): Database {
     }),
     close: () => db.destroy(),
   };
+}
+
+/** Throws unless the database answers (readiness). */
+export async function ping(database: Database): Promise<void> {
+  await sql`SELECT 1`.execute(database.db);
 }

@@ -35,6 +35,18 @@ export interface SqlDialect {
   like(expr: Sql, pattern: string): Sql;
   /** Row lock for the matched records of a write (`t` is the main table's alias). */
   readonly lockMatched: Sql;
+  /**
+   * A statement that holds a lock named `key` until the transaction ends, so that
+   * transactions of all instances touching the same thing take turns (SQLite's
+   * write transactions already do).
+   */
+  lockFor(key: string): Sql;
   isUniqueViolation(error: unknown): boolean;
   isForeignKeyViolation(error: unknown): boolean;
+  /** A failure that retrying the whole transaction can cure (deadlock, serialization). */
+  isTransient(error: unknown): boolean;
+}
+
+export function errorCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 }

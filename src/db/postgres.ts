@@ -1,6 +1,6 @@
 import { PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Sql, SqlDialect } from './dialect.ts';
+import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
 
 const INT8 = 20;
 const JSON_OID = 114;
@@ -38,15 +38,13 @@ export const postgresHooks: SqlDialect = {
   bytewise: (expr) => sql`(${expr} COLLATE "C")`,
   like: (expr, pattern) => sql`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   lockMatched: sql`FOR UPDATE OF t`,
+  lockFor: (key) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`,
   isUniqueViolation: (e) => errorCode(e) === '23505',
   isForeignKeyViolation: (e) => errorCode(e) === '23503',
+  isTransient: (e) => errorCode(e) === '40P01' || errorCode(e) === '40001',
 };
 
-function errorCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
-}
-
-export function openPostgres(connectionString: string, max = 10): { dialect: PostgresDialect; pool: pg.Pool } {
+export function openPostgres(connectionString: string, max = 10): PostgresDialect {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -56,5 +54,5 @@ export function openPostgres(connectionString: string, max = 10): { dialect: Pos
   // already purged by the pool, which then emits 'error': without a listener that
   // would crash the process. The next query simply opens a new connection.
   pool.on('error', () => {});
-  return { dialect: new PostgresDialect({ pool }), pool };
+  return new PostgresDialect({ pool });
 }

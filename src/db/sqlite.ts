@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { SqliteDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Sql, SqlDialect } from './dialect.ts';
+import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
 
@@ -30,20 +30,18 @@ export const sqliteHooks: SqlDialect = {
   bytewise: (expr) => expr,
   like: (expr, pattern) => sql`(${expr} LIKE ${pattern} ESCAPE '\\')`,
   lockMatched: sql``,
+  lockFor: () => sql`SELECT 1`,
   isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   isForeignKeyViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  isTransient: (e) => errorCode(e) === 'SQLITE_BUSY',
 };
-
-function errorCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
-}
 
 /**
  * Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11).
  * Kysely prepares a statement for every query; better-sqlite3 statements are
  * reusable, so prepared statements are cached by their SQL text.
  */
-export function openSqlite(file: string): { dialect: SqliteDialect; raw: BetterSqlite3.Database } {
+export function openSqlite(file: string): SqliteDialect {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
@@ -63,7 +61,7 @@ export function openSqlite(file: string): { dialect: SqliteDialect; raw: BetterS
       return stmt;
     },
   };
-  return { dialect: new SqliteDialect({ database }), raw };
+  return new SqliteDialect({ database });
 }
 
 export type { Sql };

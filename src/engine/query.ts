@@ -23,7 +23,8 @@ export function parseQuery(def: ResourceDef, verb: Verb, segments: readonly stri
   for (const raw of segments) {
     const segment = parseSegment(raw);
     if (segment.field === 'page') {
-      if (page !== null || segment.op !== '=' || segment.value === null || !PAGE.test(segment.value)
+      // Paging is for GET only, once, `=` a positive integer (spec §4.1).
+      if (verb !== 'GET' || page !== null || segment.op !== '=' || segment.value === null || !PAGE.test(segment.value)
         || !Number.isSafeInteger(Number(segment.value))) throw invalidFilter(raw);
       page = Number(segment.value);
       continue;

@@ -3,6 +3,7 @@
 // too, 'set-null' clears the reference; each affected record is audited.
 import { sql } from 'kysely';
 import { dataError } from '../errors.ts';
+import { chunks } from '../model/chunks.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
 import { fieldsJson, recordEntry, storedFields } from './audit.ts';
 import type { Registry } from './context.ts';
@@ -21,10 +22,6 @@ function referrersOf(registry: Registry, def: ResourceDef): Referrer[] {
   return found;
 }
 
-const CHUNK = 500;
-function* chunks<T>(items: readonly T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
-}
 
 export async function removeRecords(tx: WriteTx, res: Resource, rows: readonly Row[]): Promise<void> {
   if (rows.length === 0) return;
@@ -70,11 +67,21 @@ async function applyReferrer(tx: WriteTx, def: ResourceDef, ids: readonly number
       await removeRecords(tx, otherResource, rows);
       continue;
     }
-    const touched = other.fields.filter((f) => f.touch).map((f) => sql`${sql.ref(f.name)} = ${tx.now}`);
-    await sql`UPDATE ${sql.table(other.table)} SET ${sql.join([sql`${column} = NULL`, ...touched])} WHERE ${where}`.execute(tx.db);
-    for (const row of rows) {
-      const next = { ...row, [field.name]: null };
-      tx.audit(recordEntry(other, 'update', next, fieldsJson([field], row), fieldsJson([field], next)));
-    }
+    await clearReference(tx, other, field, rows);
+  }
+}
+
+/** Sets a reference of the given records to NULL (audited), as the engine's own cleanup: no hooks run. */
+export async function clearReference(tx: WriteTx, def: ResourceDef, field: FieldDef, rows: readonly Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const touched = def.fields.filter((f) => f.touch).map((f) => sql`${sql.ref(f.name)} = ${tx.now}`);
+  const ids = rows.map((r) => Number(r.id));
+  for (const part of chunks(ids)) {
+    await sql`UPDATE ${sql.table(def.table)} SET ${sql.join([sql`${sql.ref(field.column ?? field.name)} = NULL`, ...touched])}
+      WHERE id IN (${sql.join(part)})`.execute(tx.db);
+  }
+  for (const row of rows) {
+    const next = { ...row, [field.name]: null };
+    tx.audit(recordEntry(def, 'update', next, fieldsJson([field], row), fieldsJson([field], next)));
   }
 }

@@ -22,8 +22,12 @@ export interface WriteTx {
 }
 
 export interface Hooks {
-  /** May fill in or refuse a new record before its references are checked. */
+  /** Checks a body's values that need no stored record (runs before any record is matched). */
+  validate?(ctx: Ctx, values: Row, mode: 'create' | 'update'): void;
+  /** May fill in a new record before its references are checked. */
   beforeCreate?(tx: WriteTx, record: Row): Promise<void> | void;
+  /** May refuse a checked new record for the state of others (409). */
+  beforeInsert?(tx: WriteTx, record: Row): Promise<void> | void;
   /** May adjust `changes` (or refuse) for one matched record. */
   beforeUpdate?(tx: WriteTx, old: Row, changes: Row): Promise<void> | void;
   /** Runs after a record changed; `next` is the stored record now. */

@@ -13,31 +13,38 @@ import type { Resource, WriteTx } from './resource.ts';
 import { joinClause, relationsOf, visible, whereClause } from './select.ts';
 import { removeRecords } from './remove.ts';
 
+/** A transaction that lost a deadlock or serialization conflict is run again, up to this many times. */
+const ATTEMPTS = 3;
+
 /** Runs `fn` in one transaction with the request's clock reading and audit buffer. */
 export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
   const t = ctx.clock.now();
-  const committed: (() => Promise<void>)[] = [];
-  try {
-    const result = await ctx.database.transaction(async (db) => {
-      const entries: AuditEntry[] = [];
-      const tx: WriteTx = {
-        ctx, db, now: formatDatetime(t), today: formatDate(t),
-        find: (def, id) => findInScope(ctx, db, def, id),
-        create: (name, values) => insertRecord(tx, resourceOf(ctx, name), values),
-        audit: (e) => entries.push(e),
-        afterCommit: (f) => committed.push(f),
-      };
-      const value = await fn(tx);
-      await insertAudit(ctx, db, tx.now, entries);
-      return value;
-    });
-    for (const f of committed) await f();
-    return result;
-  } catch (error) {
-    // A race the pre-checks could not see (another transaction committed first).
-    if (ctx.database.hooks.isUniqueViolation(error)) throw dataError('a unique value is already in use');
-    if (ctx.database.hooks.isForeignKeyViolation(error)) throw dataError('a referenced record changed; nothing was written');
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const committed: (() => Promise<void>)[] = [];
+    try {
+      const result = await ctx.database.transaction(async (db) => {
+        const entries: AuditEntry[] = [];
+        const tx: WriteTx = {
+          ctx, db, now: formatDatetime(t), today: formatDate(t),
+          find: (def, id) => findInScope(ctx, db, def, id),
+          create: (name, values) => insertRecord(tx, resourceOf(ctx, name), values),
+          audit: (e) => entries.push(e),
+          afterCommit: (f) => committed.push(f),
+        };
+        const value = await fn(tx);
+        await insertAudit(ctx, db, tx.now, entries);
+        return value;
+      });
+      for (const f of committed) await f();
+      return result;
+    } catch (error) {
+      const { hooks } = ctx.database;
+      if (hooks.isTransient(error) && attempt < ATTEMPTS) continue;
+      // A race the pre-checks could not see (another transaction committed first).
+      if (hooks.isUniqueViolation(error)) throw dataError('a unique value is already in use');
+      if (hooks.isForeignKeyViolation(error)) throw dataError('a referenced record changed; nothing was written');
+      throw error;
+    }
   }
 }
 
@@ -57,7 +64,7 @@ async function findInScope(ctx: Ctx, db: WriteTx['db'], def: ResourceDef, id: nu
 
 export async function createRecords(ctx: Ctx, res: Resource, items: readonly JsonObject[]): Promise<number[]> {
   if (items.length > ctx.limits.maxBatch) throw tooMany(items.length, ctx.limits.maxBatch);
-  const records = items.map((o) => readFields(res.def, o, 'create', ctx.limits));
+  const records = items.map((o) => readBody(ctx, res, o, 'create'));
   return inWriteTx(ctx, async (tx) => {
     const ids: number[] = [];
     for (const r of records) ids.push(await insertRecord(tx, res, r));
@@ -65,15 +72,32 @@ export async function createRecords(ctx: Ctx, res: Resource, items: readonly Jso
   });
 }
 
+/** A body's fields, checked against the definition and the resource's own rules. */
+function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'create' | 'update'): Row {
+  const values = readFields(res.def, body, mode, ctx.limits);
+  res.hooks?.validate?.(ctx, values, mode);
+  return values;
+}
+
+/**
+ * Where a record is placed (its company, its parent company) is checked before
+ * any hook reads about that place, so that no answer tells a company outside the
+ * scope apart from a missing one (spec §3).
+ */
+const placing = (def: ResourceDef, values: Row) =>
+  def.fields.filter((f) => f.references?.rule === 'in-scope' && values[f.name] !== undefined);
+
 export async function insertRecord(tx: WriteTx, res: Resource, values: Row): Promise<number> {
   const { def } = res;
   const record = withDefaults(tx, def, values);
+  await checkReferences(tx, def, record, placing(def, values));
   await res.hooks?.beforeCreate?.(tx, record);
   for (const f of def.fields) {
     if (f.required && (record[f.name] === undefined || record[f.name] === null)) throw invalidValue(f.name);
   }
   await checkReferences(tx, def, record, def.fields);
   await checkUnique(tx, def, record, null, Object.keys(record));
+  await res.hooks?.beforeInsert?.(tx, record);
   const columns = Object.keys(record);
   const { rows } = await sql<{ id: number }>`INSERT INTO ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     VALUES (${sql.join(columns.map((c) => record[c]))}) RETURNING id`.execute(tx.db);
@@ -127,7 +151,7 @@ export interface UpdateResult { readonly updated: number; readonly found: number
 
 export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject): Promise<UpdateResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
-  const changes = readFields(res.def, body, 'update', ctx.limits);
+  const changes = readBody(ctx, res, body, 'update');
   checkFieldAccess(ctx, res.def, changes);
   return inWriteTx(ctx, async (tx) => {
     const rows = await matchRows(tx, res.def, query);
@@ -147,6 +171,7 @@ function checkFieldAccess(ctx: Ctx, def: ResourceDef, changes: Row): void {
 /** Applies `changes` to one stored record; false when nothing actually changed. */
 export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes: Row): Promise<boolean> {
   const { def } = res;
+  await checkReferences(tx, def, { ...old, ...changes }, placing(def, changes));
   await res.hooks?.beforeUpdate?.(tx, old, changes);
   const changed = storedFields(def).filter((f) => changes[f.name] !== undefined && changes[f.name] !== old[f.name]);
   if (changed.length === 0) return false;

@@ -76,11 +76,12 @@ export function compileCondition(c: Condition, expr: Sql, hooks: SqlDialect): Sq
       return op === '!' ? sql`(${expr} IS NULL OR ${expr} <> ${v.value})` : cmp(expr, op, v.value);
     case 'day': {
       const onDay = sql`(${expr} >= ${v.day} AND ${expr} < ${v.next})`;
-      const byOp: Readonly<Record<Operator, Sql>> = {
+      const byOp: Readonly<Record<Exclude<Operator, '~'>, Sql>> = {
         '=': onDay, '!': sql`(${expr} IS NULL OR NOT ${onDay})`, '>': sql`(${expr} >= ${v.next})`,
-        '<': sql`(${expr} < ${v.day})`, '+': sql`(${expr} >= ${v.day})`, '-': sql`(${expr} < ${v.next})`, '~': onDay,
+        '<': sql`(${expr} < ${v.day})`, '+': sql`(${expr} >= ${v.day})`, '-': sql`(${expr} < ${v.next})`,
       };
-      return byOp[op];
+      // `~` never gets here: it compares text and has its own kind.
+      return byOp[op as Exclude<Operator, '~'>];
     }
     case 'json':
       throw new Error('unreachable: JSON value on a plain field');

@@ -1,10 +1,10 @@
 // The response envelope (spec §5.1), written as text member by member in the
 // contract's order.
+import { SESSION_MS } from '../auth/sessions.ts';
 import type { Pagination } from '../engine/endpoint.ts';
 import type { ApiError } from '../errors.ts';
 import type { SessionInfo } from '../model/principal.ts';
 
-export const SESSION_SECONDS = 86_400;
 
 export interface RequestBlock {
   readonly url: string;
@@ -20,7 +20,7 @@ const capitalised = (method: string) => method.charAt(0) + method.slice(1).toLow
 
 function sessionJson(s: SessionInfo | null, now: number): string {
   if (!s) return 'null';
-  return `{"hash":${JSON.stringify(s.token)},"time":${now},"expiry":${now + SESSION_SECONDS},"company_id":${s.companyId},"user_id":${s.userId}}`;
+  return `{"hash":${JSON.stringify(s.token)},"time":${now},"expiry":${now + SESSION_MS / 1000},"company_id":${s.companyId},"user_id":${s.userId}}`;
 }
 
 /** The major version of the API answering, whatever version was asked for. */

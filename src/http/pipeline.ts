@@ -20,7 +20,8 @@ import { parseBody, readBody } from './body.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
 import { splitPath } from './path.ts';
 
-export const API_VERSION = '3.0';
+/** The one version this API answers to in paths. */
+export const PATH_VERSION = '3.0';
 const MAX_URL = 8192;
 const VERBS: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'];
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' } as const;
@@ -68,7 +69,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const { identity, ip } = presented(req, deps.proxy);
     let principal = await authenticate(deps.database.db, identity, now);
     if (path.raw.length > MAX_URL) throw tooLong();
-    if (path.version !== API_VERSION) throw noVersion(path.version);
+    if (path.version !== PATH_VERSION) throw noVersion(path.version);
     const endpoint = deps.endpoints.get(path.endpoint);
     if (!endpoint) throw noEndpoint(path.endpoint);
     const verb = (method === 'HEAD' ? 'GET' : method) as Verb;

@@ -9,9 +9,16 @@ import { insertAudit, type AuditEntry } from '../engine/audit.ts';
 import type { Ctx } from '../engine/context.ts';
 import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
-import { operatorContext } from '../admin.ts';
+import { chunks } from '../model/chunks.ts';
+import { operatorContext } from '../resources/registry.ts';
 
-export interface ReminderRun { readonly created: number; readonly delivered: number; readonly messages: number }
+export interface ReminderRun {
+  readonly created: number;
+  readonly delivered: number;
+  readonly messages: number;
+  /** Companies whose part of the run failed (the others still ran). */
+  readonly failed: readonly number[];
+}
 
 const DEFAULT_WINDOW = 30;
 const NEVER_REMINDED = ['retired', 'disposed', 'inactive'];
@@ -44,29 +51,32 @@ export function todayIn(timeZone: string, now: Date): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }
 
-export async function runReminders(database: Database, clock: Clock): Promise<ReminderRun> {
+export async function runReminders(database: Database, clock: Clock, onError: (companyId: number, error: unknown) => void = () => {}): Promise<ReminderRun> {
   const companies = await database.db.selectFrom('companies').select(['id', 'data']).orderBy('id').execute();
   let created = 0;
   let delivered = 0;
   let messages = 0;
+  const failed: number[] = [];
   for (const c of companies) {
     const settings = settingsOf(Number(c.id), c.data);
     const ctx = operatorContext(database, settings.id, clock);
-    created += await createReminders(ctx, settings);
-    const sent = await deliverReminders(ctx, settings);
-    delivered += sent.reminders;
-    messages += sent.messages;
+    try {
+      created += await createReminders(ctx, settings);
+      const sent = await deliverReminders(ctx, settings);
+      delivered += sent.reminders;
+      messages += sent.messages;
+    } catch (error) {
+      failed.push(settings.id);
+      onError(settings.id, error);
+    }
   }
-  return { created, delivered, messages };
+  return { created, delivered, messages, failed };
 }
 
 interface DueAsset { id: number; asset_no: string; description: string; next_check: string }
 
 /** Work is committed in chunks, so that a large first run never holds the database for long. */
 const CHUNK = 200;
-function* chunks<T>(items: readonly T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
-}
 
 async function createReminders(ctx: Ctx, s: CompanySettings): Promise<number> {
   const now = ctx.clock.now();
@@ -77,7 +87,7 @@ async function createReminders(ctx: Ctx, s: CompanySettings): Promise<number> {
     AND NOT EXISTS (SELECT 1 FROM assetreminders r WHERE r.asset_id = a.id AND r.due_date = a.next_check AND r.user_id IS NULL)
     ORDER BY a.id`.execute(ctx.database.db);
   let created = 0;
-  for (const part of chunks(due)) {
+  for (const part of chunks(due, CHUNK)) {
     const reminders = part.map((a) => ({
       asset: a, remind: addDays(a.next_check, -s.window),
       message: `${a.next_check < today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no}${a.description ? ` (${a.description})` : ''} on ${a.next_check}`,
@@ -114,7 +124,7 @@ async function deliverReminders(ctx: Ctx, s: CompanySettings): Promise<{ reminde
     AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.id`.execute(ctx.database.db);
   let reminders = 0;
   let messages = 0;
-  for (const part of chunks(active)) {
+  for (const part of chunks(active, CHUNK)) {
     await ctx.database.transaction(async (db) => {
       // Claiming first means a reminder another instance is delivering is skipped here.
       const { rows: claimed } = await sql<{ id: number }>`UPDATE assetreminders SET sent = 1

@@ -14,7 +14,7 @@ export function startJobs(database: Database, clock: Clock, reminderIntervalMs: 
     if (running) return;
     running = true;
     try {
-      const run = await runReminders(database, clock);
+      const run = await runReminders(database, clock, (companyId, err) => log.error({ err, companyId }, 'reminder run failed for a company'));
       const swept = await sweepExpiredSessions(database.db, clock.now());
       log.info({ reminders: run, expiredSessions: swept }, 'background jobs ran');
     } catch (err) {

@@ -1,7 +1,7 @@
 // The approval queue (spec §7.7, §8.1): entries wait (released=0), are released
 // into assets (1) or rejected (2) by the company's approving system.
 import type { Resource, WriteTx } from '../engine/resource.ts';
-import { dataError, invalidValue } from '../errors.ts';
+import { dataError, invalidField, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
@@ -39,7 +39,8 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
   const to = Number(next.released);
   if (changes.asset_id !== undefined && !(from !== 1 && to === 1)) throw invalidValue('asset_id');
   if (from !== to) {
-    if (!(await releaseAllowed(tx, old))) throw dataError(`assetqueue record ${old.id} can only be released by the approving system`);
+    // `released` is writable only by the approving system (spec §3, §8.1).
+    if (!(await releaseAllowed(tx, old))) throw invalidField('released');
     if (!ALLOWED.has(`${from}>${to}`)) throw dataError(`assetqueue record ${old.id} cannot go from released=${from} to released=${to}`);
   }
   if (from === 1) {
@@ -74,5 +75,11 @@ export const assetqueue: Resource = {
     ],
     audit: { asset: 'asset_id' },
   },
-  hooks: { beforeUpdate },
+  hooks: {
+    validate(ctx, values) {
+      if (values.released !== undefined && ctx.principal.session !== null) throw invalidField('released');
+      if (values.asset_id !== undefined && values.released !== 1) throw invalidValue('asset_id');
+    },
+    beforeUpdate,
+  },
 };

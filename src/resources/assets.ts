@@ -43,10 +43,8 @@ export const assets: Resource = {
     audit: { asset: 'id' },
   },
   hooks: {
-    async beforeCreate(tx, record) {
-      await refuseUnapproved(tx, record);
-      advanceNextCheck({}, record);
-    },
+    beforeCreate: (_tx, record) => advanceNextCheck({}, record),
+    beforeInsert: refuseUnapproved,
     beforeUpdate: (_tx, old, changes) => advanceNextCheck(old, changes),
   },
 };

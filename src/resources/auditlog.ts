@@ -17,9 +17,10 @@ export const auditlog: Resource = {
   def: {
     name: 'auditlog', table: 'auditlog', verbs: ['GET', 'PUT'], scopeColumn: 'company_id',
     access: { GET: 'readonly', PUT: 'user', POST: 'admin', DELETE: 'admin' },
-    // Entries about users, logins and sessions: basic mode and admin sessions only (spec §7.11).
+    // Entries about users, logins and sessions: basic mode and admin sessions only (spec §7.11);
+    // so are those about messages, whose text a session below admin may not see (§7.12).
     visible: (c) => (c.principal.level === 'user' || c.principal.level === 'readonly'
-      ? sql`${sql.ref(`${c.alias}.endpoint`)} NOT IN ('users', 'login', 'logout', 'password', 'sessions', 'webhooks')` : null),
+      ? sql`${sql.ref(`${c.alias}.endpoint`)} NOT IN ('users', 'login', 'logout', 'password', 'sessions', 'webhooks', 'messages')` : null),
     fields: [
       id,
       { ...int('asset_id'), writable: 'create', references: { resource: 'assets', rule: 'in-scope', onDelete: 'keep' } },

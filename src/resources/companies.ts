@@ -55,6 +55,8 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
   const parentChanges = changes.parent_id !== undefined && changes.parent_id !== old.parent_id;
   if (parentChanges) {
     if (isTop || changes.parent_id === null) throw invalidValue('parent_id');
+    // Moves take turns across instances: two concurrent moves could otherwise close a cycle.
+    await tx.ctx.database.hooks.lockFor('companies.tree').execute(tx.db);
     const newAncestors = await ancestorsOf(tx.db, Number(changes.parent_id));
     if (newAncestors.includes(Number(old.id))) throw invalidValue('parent_id');
   }
@@ -82,6 +84,11 @@ function beforeDelete(tx: WriteTx, rows: readonly Row[]): void {
   if (top) throw dataError(`companies record ${top.id} is the top of your scope and cannot be deleted`);
 }
 
+/** A manager id, when given, is an integer (spec §3). */
+function validate(_ctx: unknown, values: Row): void {
+  if (managerText(values.data) !== null && managerOf(values.data) === null) throw invalidValue('data');
+}
+
 export const companies: Resource = {
   def: {
     name: 'companies', table: 'companies', verbs: ALL_VERBS, scopeColumn: 'id', access: { ...ADMIN_WRITES, PUT: 'creator' },
@@ -99,5 +106,5 @@ export const companies: Resource = {
     relations: [embed('parentcompany', 'companies', 'parent_id')],
     unique: [['subdomain']],
   },
-  hooks: { beforeCreate, beforeUpdate, afterUpdate, beforeDelete },
+  hooks: { validate, beforeCreate, beforeUpdate, afterUpdate, beforeDelete },
 };

@@ -13,11 +13,18 @@ async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
   record.token = randomUUID();
 }
 
-/** Removes stored content once no file record refers to it any more. */
+/** The lock an upload and the removal of unused content take on the same content. */
+export const blobLock = (ctx: Ctx, blobId: string) => ctx.database.hooks.lockFor(`blob:${blobId}`);
+
+/** Removes stored content once no file record refers to it any more (content is shared by equal uploads). */
 export async function removeUnusedBlob(ctx: Ctx, blobId: string): Promise<void> {
-  if (!ctx.blobs) return;
-  const { rows } = await sql`SELECT id FROM files WHERE upload_uuid = ${blobId} LIMIT 1`.execute(ctx.database.db);
-  if (rows.length === 0) await ctx.blobs.remove(blobId);
+  const { blobs } = ctx;
+  if (!blobs) return;
+  await ctx.database.transaction(async (db) => {
+    await blobLock(ctx, blobId).execute(db);
+    const { rows } = await sql`SELECT id FROM files WHERE upload_uuid = ${blobId} LIMIT 1`.execute(db);
+    if (rows.length === 0) await blobs.remove(blobId);
+  });
 }
 
 export const files: Resource = {

@@ -1,6 +1,6 @@
 // POST /3.0/login (spec §2.2): a user's name and password, through a certificate
 // registered with impersonation, open a session.
-import { clearThrottle, checkThrottle, recordFailure } from '../auth/throttle.ts';
+import { attemptSucceeded, claimAttempt } from '../auth/throttle.ts';
 import { createSession } from '../auth/sessions.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { insertAudit } from '../engine/audit.ts';
@@ -38,24 +38,23 @@ export function loginEndpoint(failuresPerHour: number): Endpoint {
         const { db } = ctx.database;
         const now = ctx.clock.now();
         const clientId = ctx.principal.clientId!;
-        await checkThrottle(db, given.username, clientId, now, failuresPerHour);
+        await claimAttempt(ctx.database, given.username, clientId, now, failuresPerHour);
         const user = await db.selectFrom('users').select(['id', 'company_id', 'password_hash'])
           .where('username', '=', given.username).executeTakeFirst();
         const ok = await verifyPassword(given.password, user?.password_hash ?? null);
         const details = jsonObjectText([['username', JSON.stringify(given.username)], ['reported_ip', JSON.stringify(given.ip ?? null)],
           ['useragent', JSON.stringify(given.useragent ?? null)], ['result', ok ? '"success"' : '"failure"']]);
         const entry = {
-          endpoint: 'login', action: 'login' as const, recordId: user ? Number(user.id) : null, newdata: details,
+          endpoint: 'login', action: 'login' as const, recordId: user && ok ? Number(user.id) : null, newdata: details,
           companyId: user && ok ? Number(user.company_id) : ctx.principal.clientCompanyId, userId: user && ok ? Number(user.id) : null,
           message: ok ? `Login of users record ${user!.id}` : `Failed login for username ${JSON.stringify(given.username)}`,
         };
         const token = await ctx.database.transaction(async (trx) => {
           if (!ok || !user) {
-            await recordFailure(trx, given.username!, clientId, now);
             await insertAudit(ctx, trx, formatDatetime(now), [entry]);
             return null;
           }
-          await clearThrottle(trx, given.username!);
+          await attemptSucceeded(trx, given.username!, clientId);
           const t = await createSession(trx, clientId, { id: Number(user.id), company_id: Number(user.company_id) }, now);
           await insertAudit(ctx, trx, formatDatetime(now), [entry]);
           return t;

@@ -7,9 +7,11 @@ import type { Endpoint } from '../engine/endpoint.ts';
 import { listRecords } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
+import { clearReference } from '../engine/remove.ts';
 import { inWriteTx, updateRecord } from '../engine/write.ts';
 import { invalidFilter, invalidValue } from '../errors.ts';
 import type { ResourceDef, Row } from '../model/types.ts';
+import { assetqueue } from './assetqueue.ts';
 import { assetreminders } from './assetreminders.ts';
 import { assets } from './assets.ts';
 import { files } from './files.ts';
@@ -53,6 +55,9 @@ export const moveassetEndpoint: Endpoint = {
         await updateRecord(tx, assets, asset, changes);
         await carry(tx, files, assetId, companyId);
         await carry(tx, assetreminders, assetId, companyId);
+        // A queue entry stays with its company; it no longer names an asset of another one.
+        const { rows: queued } = await sql<Row>`SELECT * FROM assetqueue WHERE asset_id = ${assetId} ORDER BY id`.execute(tx.db);
+        await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, queued);
       });
       const query = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
       const page = await listRecords(ctx, assets.def, query);

@@ -7,9 +7,22 @@ import { bodyObjects } from '../engine/body.ts';
 import { counts, type Endpoint } from '../engine/endpoint.ts';
 import { parseQuery } from '../engine/query.ts';
 import { inWriteTx, matchRows } from '../engine/write.ts';
-import { accessDenied, filterRequired, invalidField, invalidValue } from '../errors.ts';
+import { exceeds } from '../auth/access.ts';
+import type { WriteTx } from '../engine/resource.ts';
+import { accessDenied, filterRequired, forbidden, invalidField, invalidValue } from '../errors.ts';
+import type { Row } from '../model/types.ts';
 import { jsonObjectText } from '../model/json.ts';
 import { users } from './users.ts';
+
+/** Stores a password hash for a user (audited as `***`) and ends the user's other sessions. */
+export async function storePassword(tx: WriteTx, user: Row, hash: string): Promise<void> {
+  const session = tx.ctx.principal.session;
+  await tx.db.updateTable('users').set({ password_hash: hash, password_last_changed: tx.today, modified: tx.now })
+    .where('id', '=', Number(user.id)).execute();
+  await endUserSessions(tx.db, Number(user.id), session && user.id === session.userId ? session.id : null);
+  tx.audit(recordEntry(users.def, 'update', user, jsonObjectText([['password', '"***"']]),
+    jsonObjectText([['password', '"***"'], ['password_last_changed', JSON.stringify(tx.today)]])));
+}
 
 export const passwordEndpoint: Endpoint = {
   name: 'password',
@@ -25,18 +38,18 @@ export const passwordEndpoint: Endpoint = {
       if (typeof password !== 'string' || [...password].length < PASSWORD_MIN || [...password].length > PASSWORD_MAX) {
         throw invalidValue('new_password');
       }
-      const { session, level } = ctx.principal;
+      const p = ctx.principal;
+      // Hashed once, before the transaction: scrypt is slow on purpose and must not hold the database.
+      const hash = await hashPassword(password);
       const n = await inWriteTx(ctx, async (tx) => {
         const rows = await matchRows(tx, users.def, query);
-        if (session && level !== 'admin' && rows.some((r) => r.id !== session.userId)) throw accessDenied('POST', 'password', 'admin');
-        for (const row of rows) {
-          const hash = await hashPassword(password);
-          await tx.db.updateTable('users').set({ password_hash: hash, password_last_changed: tx.today, modified: tx.now })
-            .where('id', '=', Number(row.id)).execute();
-          await endUserSessions(tx.db, Number(row.id), session && row.id === session.userId ? session.id : null);
-          tx.audit(recordEntry(users.def, 'update', row, jsonObjectText([['password', '"***"']]),
-            jsonObjectText([['password', '"***"'], ['password_last_changed', JSON.stringify(tx.today)]])));
+        const others = rows.filter((r) => r.id !== p.session?.userId);
+        if (p.session && p.level !== 'admin' && others.length > 0) throw accessDenied('POST', 'password', 'admin');
+        // Setting someone's password is becoming them: not for a user with more rights than the caller.
+        if (others.some((r) => exceeds(r.permissions === null ? null : String(r.permissions), p))) {
+          throw forbidden('Access denied: a session cannot set the password of a user with rights it does not hold');
         }
+        for (const row of rows) await storePassword(tx, row, hash);
         return rows.length;
       });
       return { response: counts('records_updated', n, 'records_found', n) };

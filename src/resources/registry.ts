@@ -1,5 +1,7 @@
 // Every endpoint of the API and every resource definition, in one table.
-import type { InternalReference, Registry } from '../engine/context.ts';
+import type { Database } from '../db/database.ts';
+import { type Ctx, DEFAULT_LIMITS, type InternalReference, type Registry } from '../engine/context.ts';
+import { type Clock, systemClock } from '../model/dates.ts';
 import { type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
 import type { Resource } from '../engine/resource.ts';
 import type { ResourceDef } from '../model/types.ts';
@@ -71,4 +73,12 @@ export function createEndpoints(settings: EndpointSettings, extra: readonly Endp
     ...extra,
   ];
   return new Map(list.map((e) => [e.name, e]));
+}
+
+/** The engine context of the operator (CLI, jobs): full access to a company's tree, audited without a certificate. */
+export function operatorContext(database: Database, companyId: number, clock: Clock = systemClock): Ctx {
+  return {
+    database, catalog: createRegistry(), clock, limits: DEFAULT_LIMITS, baseUrl: '', ip: null, blobs: null,
+    principal: { clientId: null, clientCompanyId: companyId, impersonation: false, companyId, session: null, level: 'basic', canCreateCompanies: true },
+  };
 }

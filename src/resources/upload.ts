@@ -7,8 +7,8 @@ import { visible } from '../engine/select.ts';
 import { inWriteTx, updateRecord } from '../engine/write.ts';
 import { accessDenied, notFound, tooLarge } from '../errors.ts';
 import type { Row } from '../model/types.ts';
-import { type BlobStore, storageError, type StoredBlob } from '../storage/blobs.ts';
-import { files, removeUnusedBlob } from './files.ts';
+import { type BlobStore, type PendingBlob, storageError } from '../storage/blobs.ts';
+import { blobLock, files, removeUnusedBlob } from './files.ts';
 
 const missing = (token: string) => notFound(`Upload ${token} does not exist`);
 
@@ -33,17 +33,30 @@ function attachment(name: string): string {
 const GENERATED = ['pdf', 'png', 'gif', 'jpg'];
 const generatedName = (token: string, filename: string) => filename === '' || GENERATED.some((ext) => filename === `${token}.${ext}`);
 
-/** Points a file record at stored content (audited); content it no longer uses is removed. */
-export async function attachContent(ctx: Ctx, file: Row, blob: StoredBlob): Promise<void> {
+/**
+ * Puts received content in place and points the file record at it (audited), in
+ * one transaction holding the content's lock; content the record no longer uses
+ * is removed after the commit.
+ */
+export async function attachContent(ctx: Ctx, file: Row, blob: PendingBlob, mayReplace: boolean): Promise<void> {
   const token = String(file.token);
-  await inWriteTx(ctx, async (tx) => {
-    const current = await tx.find(files.def, Number(file.id));
-    if (!current) throw missing(token);
-    const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
-    await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
-    const previous = current.upload_uuid;
-    if (typeof previous === 'string' && previous !== blob.id) tx.afterCommit(() => removeUnusedBlob(tx.ctx, previous));
-  });
+  const { blobs } = ctx;
+  if (!blobs) throw storageError('no file storage is configured');
+  try {
+    await inWriteTx(ctx, async (tx) => {
+      const current = await tx.find(files.def, Number(file.id));
+      if (!current) throw missing(token);
+      if (current.upload_uuid !== null && !mayReplace) throw accessDenied('POST', 'upload', 'admin');
+      await blobLock(ctx, blob.id).execute(tx.db);
+      await blobs.commit(blob);
+      const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
+      await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
+      const previous = current.upload_uuid;
+      if (typeof previous === 'string' && previous !== blob.id) tx.afterCommit(() => removeUnusedBlob(tx.ctx, previous));
+    });
+  } finally {
+    await blobs.discard(blob);
+  }
 }
 
 export function uploadEndpoint(blobs: BlobStore, maxBytes: number): Endpoint {
@@ -54,12 +67,13 @@ export function uploadEndpoint(blobs: BlobStore, maxBytes: number): Endpoint {
     handlers: {
       async POST(c) {
         const { ctx } = c;
-        const { token, row } = await fileOf(c);
+        const { row } = await fileOf(c);
         const { session, level } = ctx.principal;
         // Replacing content needs basic mode or an admin session.
-        if (row.upload_uuid !== null && session && level !== 'admin') throw accessDenied('POST', 'upload', 'admin');
+        const mayReplace = !session || level === 'admin';
+        if (row.upload_uuid !== null && !mayReplace) throw accessDenied('POST', 'upload', 'admin');
         if (c.contentLength !== undefined && c.contentLength > maxBytes) throw tooLarge(maxBytes);
-        await attachContent(ctx, row, await blobs.put(c.stream, maxBytes));
+        await attachContent({ ...ctx, blobs }, row, await blobs.receive(c.stream, maxBytes), mayReplace);
         return { response: counts('records_updated', 1, 'records_found', 1) };
       },
       async GET(c) {

@@ -1,6 +1,6 @@
 // Users (spec §7.13). Passwords are set only through `password`; no hash ever
 // leaves the database.
-import { levelOf } from '../auth/access.ts';
+import { exceeds } from '../auth/access.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { forbidden, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
@@ -21,15 +21,12 @@ export function checkPermissions(value: SqlValue | undefined): void {
   }
 }
 
-const RANK = { readonly: 0, user: 1, admin: 2 } as const;
-
 /** A session may not change its own permissions, nor grant a level or flag it does not hold (spec §3). */
 function checkGrant(tx: WriteTx, permissions: SqlValue | undefined, targetId: SqlValue | undefined, old: SqlValue | undefined): void {
   const p = tx.ctx.principal;
   if (!p.session || permissions === undefined || permissions === old) return;
   if (targetId === p.session.userId) throw forbidden('Access denied: a session cannot change its own permissions');
-  const wanted = levelOf(permissions === null ? null : String(permissions));
-  if ((p.level !== 'basic' && RANK[wanted.level] > RANK[p.level]) || (wanted.canCreateCompanies && !p.canCreateCompanies)) {
+  if (exceeds(permissions === null ? null : String(permissions), p)) {
     throw forbidden('Access denied: a session cannot grant a level or flag it does not hold');
   }
 }
@@ -47,13 +44,8 @@ export const users: Resource = {
     unique: [['username']],
   },
   hooks: {
-    beforeCreate(tx, record) {
-      checkPermissions(record.permissions);
-      checkGrant(tx, record.permissions, undefined, undefined);
-    },
-    beforeUpdate(tx, old, changes) {
-      checkPermissions(changes.permissions);
-      checkGrant(tx, changes.permissions, old.id, old.permissions);
-    },
+    validate: (_ctx, values) => checkPermissions(values.permissions),
+    beforeCreate: (tx, record) => checkGrant(tx, record.permissions, undefined, undefined),
+    beforeUpdate: (tx, old, changes) => checkGrant(tx, changes.permissions, old.id, old.permissions),
   },
 };

@@ -30,6 +30,9 @@ export const storageError = (what: string) => new ApiError(503, 'storage', `Stor
 
 export interface StoredBlob { readonly id: string; readonly size: number; readonly type: FileType }
 
+/** Content received in full but not yet in place: `BlobStore.commit` moves it there. */
+export interface PendingBlob extends StoredBlob { readonly tmp: string }
+
 export class BlobStore {
   constructor(readonly root: string) {}
 
@@ -38,8 +41,8 @@ export class BlobStore {
     return join(this.root, id.slice(0, 2), id);
   }
 
-  /** Streams `body` into the store; refuses (and keeps nothing of) a wrong type or an over-size body. */
-  async put(body: Readable, maxBytes: number): Promise<StoredBlob> {
+  /** Streams `body` to a temporary file; refuses (and keeps nothing of) a wrong type or an over-size body. */
+  async receive(body: Readable, maxBytes: number): Promise<PendingBlob> {
     const tmpDir = join(this.root, 'tmp');
     await mkdir(tmpDir, { recursive: true }).catch((e: Error) => { throw storageError(e.message); });
     const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
@@ -69,15 +72,24 @@ export class BlobStore {
       throw e instanceof ApiError ? e : storageError((e as Error).message);
     }
     await file.close();
-    const id = hash.digest('hex');
+    return { id: hash.digest('hex'), size, type, tmp };
+  }
+
+  /**
+   * Puts received content in place under its SHA-256 (atomic rename). Callers do
+   * this while holding the blob's lock, the one the removal of unused content takes.
+   */
+  async commit(blob: PendingBlob): Promise<void> {
     try {
-      await mkdir(join(this.root, id.slice(0, 2)), { recursive: true });
-      await rename(tmp, this.pathOf(id));
+      await mkdir(join(this.root, blob.id.slice(0, 2)), { recursive: true });
+      await rename(blob.tmp, this.pathOf(blob.id));
     } catch (e) {
-      await rm(tmp, { force: true });
       throw storageError((e as Error).message);
     }
-    return { id, size, type };
+  }
+
+  async discard(blob: PendingBlob): Promise<void> {
+    await rm(blob.tmp, { force: true });
   }
 
   async open(id: string): Promise<{ stream: ReadStream; size: number }> {

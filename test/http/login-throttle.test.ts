@@ -57,6 +57,14 @@ for (const kind of DB_KINDS) {
       svc.clock.advance(900_000);
     });
 
+    it('parallel guesses cannot slip past the delay: of 20 at once, one password is checked', async () => {
+      const u = await makeUser(svc, A);
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? api : api2).login(u.username, `wrong-${i}`)));
+      const statuses = answers.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [401, ...Array<number>(19).fill(429)], JSON.stringify(statuses));
+      svc.clock.advance(2_000);
+    });
+
     it('the delay is checked before the password: the right password still waits', async () => {
       const u = await makeUser(svc, A);
       expectError(await api.login(u.username, 'wrong-password'), 401, BAD_LOGIN);

@@ -83,7 +83,6 @@ for (const kind of DB_KINDS) {
     let svc: Service;
     let company: number;
     let api: TestClient;
-    let cert: TestCert;
 
     const put = async (endpoint: string, body: unknown): Promise<number[]> => expectOk(await api.put(`/3.0/${endpoint}`, body), 201).ids;
     const list = async (path: string): Promise<any[]> => expectOk(await api.get(path));
@@ -97,7 +96,7 @@ for (const kind of DB_KINDS) {
     before(async () => {
       svc = await startService(kind);
       company = await svc.company('Acme');
-      ({ client: api, cert } = await svc.certificate(company));
+      ({ client: api } = await svc.certificate(company));
     });
     after(() => svc.close());
 

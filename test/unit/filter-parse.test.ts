@@ -283,6 +283,10 @@ describe('parseQuery: page (§4.3)', () => {
     assertInvalid(() => query('assets', ['page=1', 'page=2']), 'page=2');
     assertInvalid(() => query('assets', ['page=2', 'id>0', 'page=2']), 'page=2');
   });
+
+  it('page is for GET only: POST and DELETE refuse it', () => {
+    for (const verb of ['POST', 'DELETE'] as const) assertInvalid(() => query('assets', ['id>1', 'page=2'], verb), 'page=2');
+  });
 });
 
 describe('parseQuery: several segments, limits and verbs (§4.1, §6, §10)', () => {

@@ -1,0 +1,54 @@
+// Session rows (spec §2.2): only the token's hash is stored. Policy (tokens,
+// expiry, levels) lives in auth/sessions.ts.
+import type { Db } from './database.ts';
+
+export interface SessionRow {
+  readonly id: number;
+  readonly token_hash: string;
+  readonly client_id: number;
+  readonly expires: string;
+  readonly user_id: number;
+  /** The user's company now (not at login). */
+  readonly company_id: number;
+  readonly permissions: string | null;
+}
+
+export async function insertSession(db: Db, s: { token_hash: string; client_id: number; user_id: number; company_id: number; at: string; expires: string }): Promise<void> {
+  await db.deleteFrom('sessions').where('expires', '<=', s.at).execute();
+  await db.insertInto('sessions').values({
+    token_hash: s.token_hash, client_id: s.client_id, user_id: s.user_id, company_id: s.company_id,
+    created: s.at, last_used: s.at, expires: s.expires,
+  }).execute();
+}
+
+/** A session with its user's current company and permissions. */
+export async function findSession(db: Db, tokenHash: string): Promise<SessionRow | undefined> {
+  const row = await db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.token_hash', 's.client_id', 's.expires', 'u.id as user_id', 'u.company_id', 'u.permissions'])
+    .where('s.token_hash', '=', tokenHash).executeTakeFirst();
+  return row && { ...row, id: Number(row.id), client_id: Number(row.client_id), user_id: Number(row.user_id), company_id: Number(row.company_id) };
+}
+
+export async function touchSession(db: Db, id: number, at: string, expires: string): Promise<void> {
+  await db.updateTable('sessions').set({ last_used: at, expires }).where('id', '=', id).execute();
+}
+
+export async function deleteSession(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('sessions').where('id', '=', id).execute();
+}
+
+/** Ends a user's sessions, except (optionally) one. */
+export async function deleteUserSessions(db: Db, userId: number, exceptId: number | null): Promise<void> {
+  let q = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (exceptId !== null) q = q.where('id', '<>', exceptId);
+  await q.execute();
+}
+
+export async function deleteClientSessions(db: Db, clientId: number): Promise<void> {
+  await db.deleteFrom('sessions').where('client_id', '=', clientId).execute();
+}
+
+export async function deleteExpiredSessions(db: Db, at: string): Promise<number> {
+  const r = await db.deleteFrom('sessions').where('expires', '<=', at).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

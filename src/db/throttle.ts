@@ -1,0 +1,46 @@
+// Login throttling state (spec §2.2): per username and per certificate, shared by
+// all instances. An attempt is claimed — and counted as a failure — atomically
+// before its password is checked, so parallel guesses cannot slip past the delay.
+import { sql } from 'kysely';
+import type { Database, Db } from './database.ts';
+
+export interface ThrottleRule {
+  /** Delay after the given number of consecutive failures. */
+  delayMs(failures: number): number;
+  /** Failed logins a certificate may make per window. */
+  readonly budget: number;
+  readonly windowMs: number;
+}
+
+const EPOCH = new Date(0).toISOString();
+const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.getTime()) / 1000));
+
+/** Claims an attempt: null, or the whole seconds to wait when the username or certificate is held back. */
+export async function claimLoginAttempt(database: Database, username: string, clientId: number, now: Date, rule: ThrottleRule): Promise<number | null> {
+  const lock = database.hooks.lockMatched;
+  return database.transaction(async (db) => {
+    await sql`INSERT INTO login_throttle (username, failures, retry_at) VALUES (${username}, 0, ${EPOCH}) ON CONFLICT DO NOTHING`.execute(db);
+    const { rows: [user] } = await sql<{ failures: number; retry_at: string }>`SELECT failures, retry_at FROM login_throttle AS t
+      WHERE username = ${username} ${lock}`.execute(db);
+    if (Date.parse(user!.retry_at) > now.getTime()) return secondsUntil(Date.parse(user!.retry_at), now);
+    await sql`INSERT INTO login_budget (client_id, window_start, failures) VALUES (${clientId}, ${now.toISOString()}, 0)
+      ON CONFLICT DO NOTHING`.execute(db);
+    const { rows: [spent] } = await sql<{ window_start: string; failures: number }>`SELECT window_start, failures FROM login_budget AS t
+      WHERE client_id = ${clientId} ${lock}`.execute(db);
+    const windowEnd = Date.parse(spent!.window_start) + rule.windowMs;
+    const fresh = windowEnd <= now.getTime();
+    if (!fresh && Number(spent!.failures) >= rule.budget) return secondsUntil(windowEnd, now);
+    const failures = Number(user!.failures) + 1;
+    await sql`UPDATE login_throttle SET failures = ${failures}, retry_at = ${new Date(now.getTime() + rule.delayMs(failures)).toISOString()}
+      WHERE username = ${username}`.execute(db);
+    await sql`UPDATE login_budget SET window_start = ${fresh ? now.toISOString() : spent!.window_start},
+      failures = ${fresh ? 1 : Number(spent!.failures) + 1} WHERE client_id = ${clientId}`.execute(db);
+    return null;
+  });
+}
+
+/** A claimed attempt whose password was right: the username's delay ends and it costs the certificate nothing. */
+export async function releaseLoginAttempt(db: Db, username: string, clientId: number): Promise<void> {
+  await db.deleteFrom('login_throttle').where('username', '=', username).execute();
+  await sql`UPDATE login_budget SET failures = failures - 1 WHERE client_id = ${clientId} AND failures > 0`.execute(db);
+}
