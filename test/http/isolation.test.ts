@@ -260,8 +260,9 @@ async function assertReferencesRefused(w: World, writer: Tenant, home: Tenant, d
       const res = await writer.client.post(`/3.0/${def.name}/id=${own}`, body);
       const what: string = `${writer.name} POST ${def.name}/id=${own} (${home.name}) ${JSON.stringify(body)} naming ${owner.name}'s record`;
       if (o.session && UPDATE_CONTEXT[`${def.name}.${f.name}`]) {
-        // The context (a release) is itself refused to a session (spec §8.1): either refusal is fine, nothing may change.
-        assert.ok(res.status === 409 || (res.status === 400 && res.body.response.error === invalidValue(f.name)), `${what}: ${res.text}`);
+        // The context (a release) is itself refused to a session (spec §3, §8.1), before anything is matched.
+        expectStatus(res, 400, what);
+        assert.equal(res.body.response.error, 'Field verification failed, invalid field released', what);
       } else {
         expectStatus(res, 400, what);
         assert.equal(res.body.response.error, invalidValue(f.name), what);

@@ -152,7 +152,7 @@ for (const kind of DB_KINDS) {
       const messages = await messagesTo(taker.id);
       assert.equal(reminders.length, 3);
       assert.equal(messages.length, 3);
-      assert.deepEqual(await runAt(svc, NOON), { created: 0, delivered: 0, messages: 0 });
+      assert.deepEqual(await runAt(svc, NOON), { created: 0, delivered: 0, messages: 0, failed: [] });
       await runAt(svc, `${addDays(TODAY, 1)}T12:00:00Z`);
       await runAt(svc, `${addDays(TODAY, 1)}T13:00:00Z`);
       assert.deepEqual(await list(api, `assetreminders/company_id=${co}`), reminders);
@@ -176,7 +176,7 @@ for (const kind of DB_KINDS) {
       assert.equal((await messagesTo(taker.id)).length, 2);
       // Back to the first date: that reminder exists already, nothing new.
       await update(api, `assets/id=${id}`, { next_check: addDays(TODAY, 10) });
-      assert.deepEqual(await runAt(svc, NOON), { created: 0, delivered: 0, messages: 0 });
+      assert.deepEqual(await runAt(svc, NOON), { created: 0, delivered: 0, messages: 0, failed: [] });
       assert.equal((await remindersOf(api, id)).length, 2);
     });
 
@@ -376,10 +376,10 @@ describe('CLI: asset-tracker reminders run --json (sqlite)', () => {
 
     const first = await cli(['reminders', 'run', '--json'], { DATA_DIR: dir });
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(JSON.parse(first.stdout), { created: 1, delivered: 1, messages: 2 });
+    assert.deepEqual(JSON.parse(first.stdout), { created: 1, delivered: 1, messages: 2, failed: [] });
     const second = await cli(['reminders', 'run', '--json'], { DATA_DIR: dir });
     assert.equal(second.code, 0, second.stderr);
-    assert.deepEqual(JSON.parse(second.stdout), { created: 0, delivered: 0, messages: 0 });
+    assert.deepEqual(JSON.parse(second.stdout), { created: 0, delivered: 0, messages: 0, failed: [] });
     const human = await cli(['reminders', 'run'], { DATA_DIR: dir });
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /^created 0 reminders/);
