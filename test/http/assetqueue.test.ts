@@ -4,11 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { login, user } from '../support/workflows.ts';
 import {
   allNull, auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, keys, list, nowText,
   one, PLACE_FIELDS, QUEUE_FIELDS, start, stop, todayText, update,
 } from './resources-support.ts';
 
+const badReleased = 'Field verification failed, invalid field released';
+const badAssetId = 'Field verification failed, invalid value for asset_id';
 const transition = (id: number, a: number, b: number) => `Data Error: assetqueue record ${id} cannot go from released=${a} to released=${b}`;
 
 for (const kind of DB_KINDS) {
@@ -89,13 +92,14 @@ for (const kind of DB_KINDS) {
 
     it('only the approving system changes released in a company that has one', async () => {
       const id = await entry(managedApi, { asset_no: 'AP-1' });
+      // `released` is not writable for them (spec §3): a field refusal, not a state one.
       for (const client of [api, managedApi]) {
-        const res = await client.post(`/3.0/assetqueue/id=${id}`, { released: 2 });
-        // §3/§8.1 say only that it is refused, not with which status and message.
-        assert.ok(res.status === 400 || res.status === 409, res.text);
-        assert.ok(res.body.response.error, res.text);
+        for (const body of [{ released: 1 }, { released: 2 }, { released: 1, serial_no: 'x' }]) {
+          expectError(await client.post(`/3.0/assetqueue/id=${id}`, body), 400, badReleased);
+        }
       }
       assert.equal(await released(id), 0);
+      assert.equal((await one(api, 'assetqueue', id)).serial_no, '');
       // Anyone in scope may still change the other fields of a waiting entry.
       assert.deepEqual(await update(managedApi, `assetqueue/id=${id}`, { serial_no: 'SN' }), { records_updated: 1, records_found: 1 });
       assert.deepEqual(await update(manager, `assetqueue/id=${id}`, { released: 2, last_error: 'duplicate' }), { records_updated: 1, records_found: 1 });
@@ -162,13 +166,43 @@ for (const kind of DB_KINDS) {
     it('linking needs an asset of the entry company, and asset_id is not otherwise writable', async () => {
       const id = await entry(api, { asset_no: 'L-1' });
       const elsewhere = await create(api, 'assets', { asset_no: 'L-1', company_id: plain });
-      expectError(await api.post(`/3.0/assetqueue/id=${id}`, { released: 1, asset_id: elsewhere }), 400, 'Field verification failed, invalid value for asset_id');
-      expectError(await api.post(`/3.0/assetqueue/id=${id}`, { released: 1, asset_id: 999999 }), 400, 'Field verification failed, invalid value for asset_id');
+      expectError(await api.post(`/3.0/assetqueue/id=${id}`, { released: 1, asset_id: elsewhere }), 400, badAssetId);
+      expectError(await api.post(`/3.0/assetqueue/id=${id}`, { released: 1, asset_id: 999999 }), 400, badAssetId);
       const mine = await create(api, 'assets', { asset_no: 'L-1x' });
-      const res = await api.post(`/3.0/assetqueue/id=${id}`, { asset_id: mine });
-      assert.equal(res.status, 400, res.text);
+      expectError(await api.post(`/3.0/assetqueue/id=${id}`, { asset_id: mine }), 400, badAssetId);
+      expectError(await api.post(`/3.0/assetqueue/id=${id}`, { released: 2, asset_id: mine }), 400, badAssetId);
       const q = await one(api, 'assetqueue', id);
       assert.deepEqual([q.released, q.asset_id], [0, null]);
+    });
+
+    it('asset_id without a release is refused before anything is matched', async () => {
+      const mine = await create(api, 'assets', { asset_no: 'L-2' });
+      expectError(await api.post('/3.0/assetqueue/id=999999', { asset_id: mine }), 400, badAssetId);
+      expectError(await api.post('/3.0/assetqueue/id=999999', { asset_id: null }), 400, badAssetId);
+      expectError(await api.post('/3.0/assetqueue/id=999999', { released: 2, asset_id: mine }), 400, badAssetId);
+      expectError(await manager.post('/3.0/assetqueue/asset_no=nothing-has-this', { asset_id: mine }), 400, badAssetId);
+      // With a release and nothing matched: nothing to do.
+      assert.deepEqual(await update(api, 'assetqueue/id=999999', { released: 1, asset_id: mine }), { records_updated: 0, records_found: 0 });
+    });
+
+    it('a session never sets released: 400 invalid field, before anything is matched', async () => {
+      const { client } = await svc.certificate(top, { impersonation: true });
+      const admin = await user(svc, top, { level: 'admin', canCreateCompanies: true });
+      const headers = await login(client, admin);
+      const waiting = await entry(api, { asset_no: 'S-1' }); // a company without an approving system
+      const managedEntry = await entry(managedApi, { asset_no: 'S-2' });
+      for (const path of [`assetqueue/id=${waiting}`, `assetqueue/id=${managedEntry}`, 'assetqueue/id=999999', 'assetqueue/asset_no~S-']) {
+        for (const body of [{ released: 1 }, { released: 2 }, { released: 0 }, { released: 2, last_error: 'x' }]) {
+          expectError(await client.post(`/3.0/${path}`, body, { headers }), 400, badReleased);
+        }
+      }
+      for (const id of [waiting, managedEntry]) {
+        const q = await one(api, 'assetqueue', id);
+        assert.deepEqual([q.released, q.asset_id, q.last_error], [0, null, '']);
+      }
+      // The other fields stay open to the admin session.
+      assert.deepEqual(expectOk(await client.post(`/3.0/assetqueue/id=${waiting}`, { serial_no: 'S' }, { headers })),
+        { records_updated: 1, records_found: 1 });
     });
 
     it('a released entry is read-only except last_error and data', async () => {

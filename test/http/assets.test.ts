@@ -128,6 +128,31 @@ for (const kind of DB_KINDS) {
       // Children do not inherit the approving system.
       const below = await svc.company('Below managed', managed);
       await create(managedCert.client, 'assets', { asset_no: 'M-2', company_id: below });
+      // Body errors come before the state refusal (spec §1): no asset_no → 400, not 409.
+      expectError(await api.put('/3.0/assets', { company_id: managed }), 400, 'Field verification failed, invalid value for asset_no');
+      expectError(await managedCert.client.put('/3.0/assets', { description: 'no number' }), 400,
+        'Field verification failed, invalid value for asset_no');
+      expectError(await api.put('/3.0/assets', { asset_no: 'M-3', company_id: managed, period: 'x' }), 400,
+        'Field verification failed, invalid value for period');
+      assert.equal(await countRows(svc, 'assets'), before + 2);
+    });
+
+    it('a company of another tree that requires approval answers like one that does not exist', async () => {
+      // Another tree: foreign → foreignManaged, whose approving system is a certificate of foreign.
+      const foreign = await svc.company('Foreign');
+      const foreignManager = await svc.certificate(foreign);
+      const foreignManaged = await create(foreignManager.client, 'companies',
+        { name: 'Foreign managed', data: { api_assetqueue_manager_id: foreignManager.info.id } });
+      const foreignPlain = await svc.company('Foreign plain', foreign);
+      const before = await countRows(svc, 'assets');
+      const badCompany = 'Field verification failed, invalid value for company_id';
+      for (const company of [foreignManaged, foreignPlain, 999999]) {
+        expectError(await api.put('/3.0/assets', { asset_no: 'x', company_id: company }), 400, badCompany);
+        expectError(await api.put('/3.0/assets', [{ asset_no: 'x2' }, { asset_no: 'x', company_id: company }]), 400, badCompany);
+      }
+      assert.equal(await countRows(svc, 'assets'), before);
+      // Its approving system still adds assets there.
+      await create(foreignManager.client, 'assets', { asset_no: 'x', company_id: foreignManaged });
     });
 
     it('an asset with files cannot be deleted; its reminders go with it', async () => {

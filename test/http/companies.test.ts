@@ -104,6 +104,44 @@ for (const kind of DB_KINDS) {
       assert.equal((await one(api, 'companies', c)).parent_id, a);
     });
 
+    it('two concurrent moves cannot close a cycle: at most one succeeds, never a 500, every company still reaches a root', async () => {
+      for (let round = 0; round < 10; round++) {
+        // A fresh tree each round: R → {X, Y}, Y → W.
+        const r = await create(api, 'companies', { name: `Race R ${round}` });
+        const x = await create(api, 'companies', { name: `Race X ${round}`, parent_id: r });
+        const y = await create(api, 'companies', { name: `Race Y ${round}`, parent_id: r });
+        const w = await create(api, 'companies', { name: `Race W ${round}`, parent_id: y });
+        // Alone, each move is legal; together they would make X → W → Y → X.
+        const answers = await Promise.all([
+          api.post(`/3.0/companies/id=${x}`, { parent_id: w }),
+          api.post(`/3.0/companies/id=${y}`, { parent_id: x }),
+        ]);
+        let succeeded = 0;
+        for (const res of answers) {
+          if (res.status === 200) {
+            assert.deepEqual(res.body.response, { records_updated: 1, records_found: 1 }, `round ${round}`);
+            succeeded++;
+          } else {
+            expectError(res, 400, badParent);
+          }
+        }
+        assert.ok(succeeded <= 1, `round ${round}: both moves succeeded`);
+        // Following parent_id from every company of the database reaches a root.
+        const rows = await svc.database.db.selectFrom('companies').select(['id', 'parent_id']).execute();
+        const parentOf = new Map(rows.map((c) => [Number(c.id), c.parent_id === null ? null : Number(c.parent_id)]));
+        for (const start of parentOf.keys()) {
+          const seen = new Set<number>();
+          for (let at: number | null = start; at !== null; at = parentOf.get(at) ?? null) {
+            assert.ok(!seen.has(at), `round ${round}: company ${start} is on a cycle through ${[...seen].join(' → ')}`);
+            seen.add(at);
+          }
+        }
+        // What is stored is what was answered.
+        assert.equal(parentOf.get(x), answers[0]!.status === 200 ? w : r, `round ${round}`);
+        assert.equal(parentOf.get(y), answers[1]!.status === 200 ? x : r, `round ${round}`);
+      }
+    });
+
     it("the caller's top company keeps its parent_id and approving system", async () => {
       expectError(await api.post(`/3.0/companies/id=${top}`, { parent_id: child }), 400, badParent);
       expectError(await api.post(`/3.0/companies/id=${top}`, { parent_id: null }), 400, badParent);

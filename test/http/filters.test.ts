@@ -173,6 +173,17 @@ filterTable('filters on plain fields', rows, (data) => {
     assert.deepEqual(idsOf(await a.get('/3.0/assets')), ALL);
   });
 
+  it('page is for GET only: POST and DELETE with page → 400, nothing changed', async () => {
+    const { a } = data();
+    assertError(await a.post('/3.0/assets/id>0/page=2', { status: 'Paged' }), 400, 'invalid_filter', 'Invalid filter definition: page=2');
+    assertError(await a.post('/3.0/assets/page=1/id=3', { status: 'Paged' }), 400, 'invalid_filter', 'Invalid filter definition: page=1');
+    assertError(await a.delete('/3.0/assets/id>0/page=2'), 400, 'invalid_filter', 'Invalid filter definition: page=2');
+    assert.deepEqual(idsOf(await a.get('/3.0/assets/status=Paged')), []);
+    assert.deepEqual(idsOf(await a.get('/3.0/assets')), ALL);
+    // GET still pages.
+    assert.deepEqual(idsOf(await a.get('/3.0/assets/id>0/page=2')), []);
+  });
+
   it('POST with filters matches exactly what GET lists (PHP encodings included)', async () => {
     const { a } = data();
     const res = await a.post('/3.0/assets/next_check%2B=2019-01-01/description%21=%3CNULL%3E', {});

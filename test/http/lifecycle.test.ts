@@ -7,7 +7,8 @@ import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { login, runAt, uniqueName, user } from '../support/workflows.ts';
 import {
-  allNull, ASSET_FIELDS, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, FILE_FIELDS, keys, list, one, start, stop,
+  allNull, ASSET_FIELDS, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, FILE_FIELDS, keys, list, nowText, one, start,
+  stop,
 } from './resources-support.ts';
 
 const INVALID = (f: string) => `Field verification failed, invalid value for ${f}`;
@@ -185,6 +186,31 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(fileEntries.map((e: { olddata: unknown; newdata: unknown }) => [e.olddata, e.newdata]), [[{ company_id: c1 }, { company_id: c2 }]]);
       const reminderEntries = await list(api, `auditlog/endpoint=assetreminders/record_id=${p.reminder}/action=update`);
       assert.deepEqual(reminderEntries.map((e: { olddata: unknown; newdata: unknown }) => [e.olddata, e.newdata]), [[{ company_id: c1 }, { company_id: c2 }]]);
+    });
+
+    it('clears asset_id of a released queue entry that links the asset; the entry stays in its company (audited)', async () => {
+      const entry = await create(apiC1, 'assetqueue', { asset_no: uniqueName('QM'), description: 'queued in C1' });
+      expectOk(await apiC1.post(`/3.0/assetqueue/id=${entry}`, { released: 1 }));
+      const assetId: number = (await one(apiC1, 'assetqueue', entry)).asset_id;
+      assert.equal(typeof assetId, 'number');
+      const waiting = await create(apiC1, 'assetqueue', { asset_no: uniqueName('QW'), description: 'still waiting' });
+      svc.clock.advance(2000);
+      const moved = expectOk(await move(api, { asset_id: assetId, company_id: c2 }));
+      assert.equal(moved[0].company_id, c2);
+      const q = await one(api, 'assetqueue', entry);
+      assert.deepEqual([q.company_id, q.released, q.asset_id], [c1, 1, null]);
+      assert.equal(q.modified, nowText(svc));
+      assert.equal((await one(apiC1, 'assetqueue', entry)).asset_id, null);
+      assert.deepEqual(await list(apiC2, `assetqueue/id=${entry}`), []);
+      // Nothing links to the moved asset any more, and other entries are untouched.
+      assert.deepEqual(await list(api, `assetqueue/asset_id=${assetId}`), []);
+      const w = await one(api, 'assetqueue', waiting);
+      assert.deepEqual([w.company_id, w.released, w.asset_id], [c1, 0, null]);
+      const log = await list(api, `auditlog/endpoint=assetqueue/record_id=${entry}`);
+      assert.deepEqual(log.map((e: { action: string }) => e.action), ['create', 'update', 'update']);
+      const last = log[2];
+      assert.deepEqual([last.olddata, last.newdata, last.company_id], [{ asset_id: assetId }, { asset_id: null }, c1]);
+      assert.deepEqual(await list(api, `auditlog/endpoint=assetqueue/record_id=${waiting}/action=update`), []);
     });
 
     it('moves up to the parent and back down; moving to its own company changes nothing', async () => {

@@ -112,6 +112,29 @@ for (const kind of DB_KINDS) {
       for (const e of entries) assert.ok(!JSON.stringify(e).includes(user.password));
     });
 
+    it('a failed login records no user id, for an existing username as for an unknown one', async () => {
+      const target = await makeUser(svc, C, { level: 'readonly' });
+      const since = await lastAuditId();
+      expectError(await api.login(target.username, 'not-the-password'), 401, BAD_LOGIN);
+      expectError(await api.login(`${target.username}-unknown`, 'not-the-password'), 401, BAD_LOGIN);
+      svc.clock.advance(2000);
+      expectOk(await api.login(target.username, target.password));
+      const [existing, unknown, success] = await entriesSince(since);
+      for (const e of [existing, unknown]) {
+        assert.deepEqual([e.endpoint, e.action, e.record_id, e.user_id, e.user, e.company_id, e.client_id],
+          ['login', 'login', null, null, null, C, certId], JSON.stringify(e));
+      }
+      // Both read alike, except for the username they were given.
+      assert.equal(existing.message, `Failed login for username ${JSON.stringify(target.username)}`);
+      assert.equal(unknown.message, `Failed login for username ${JSON.stringify(`${target.username}-unknown`)}`);
+      assert.deepEqual(existing.newdata, { ...unknown.newdata, username: target.username });
+      // A success names the user.
+      assert.deepEqual([success.action, success.record_id, success.user_id], ['login', target.id, target.id]);
+      // Filtering on the user's id finds its successful login only.
+      const byRecord = expectOk(await api.get(`auditlog/endpoint=login/record_id=${target.id}`));
+      assert.deepEqual(byRecord.map((e: any) => e.id), [success.id]);
+    });
+
     it('entries about users, logins and logouts are visible to basic mode and admin sessions only', async () => {
       // Make sure there is at least one entry of each kind.
       expectOk(await api.post(`users/id=${reader.id}`, { first_name: 'Rita' }));
@@ -139,6 +162,26 @@ for (const kind of DB_KINDS) {
         assert.deepEqual(expectOk(await s.get(`auditlog/id=${hiddenId}`)), []);
       }
       assert.ok(expectOk(await sAdmin.get('auditlog/action=login')).length > 0);
+    });
+
+    it('entries about messages are visible to basic mode and admin sessions only', async () => {
+      const fromBasic = expectOk(await api.put('messages', { messagetext: 'for everyone in C' }), 201).ids[0];
+      const fromAdmin = expectOk(await sAdmin.put('messages', { messagetext: 'for the user', target_user_id: user.id }), 201).ids[0];
+      const fromUser = expectOk(await sUser.put('messages', { messagetext: 'from the user' }), 201).ids[0];
+      expectOk(await sUser.post(`messages/id=${fromAdmin}`, { message_read: 1 }));
+      const everything = await allPages(api, 'auditlog/endpoint=messages');
+      for (const id of [fromBasic, fromAdmin, fromUser]) {
+        assert.ok(everything.some((e) => e.record_id === id && e.action === 'create'), `the creation of message ${id} is audited`);
+      }
+      assert.deepEqual((await allPages(sAdmin, 'auditlog/endpoint=messages')).map((e) => e.id), everything.map((e) => e.id));
+      for (const s of [sReader, sUser]) {
+        for (const filter of ['endpoint=messages', `record_id=${fromUser}/endpoint=messages`, `id=${everything[0].id}`, 'message~message']) {
+          const res = await s.get(`auditlog/${filter}`);
+          assert.deepEqual(expectOk(res), [], `${filter}: ${res.text}`);
+          assert.deepEqual(res.body.pagination, { total_pages: 0, total_records: 0 });
+        }
+        assert.ok((await allPages(s, 'auditlog')).every((e) => e.endpoint !== 'messages'));
+      }
     });
 
     it('no password or token used above appears in the audit table, the log, or a response', async () => {

@@ -122,6 +122,36 @@ for (const kind of DB_KINDS) {
       });
     }
 
+    it('an admin session sets a plain user\'s password, not that of a user with rights it does not hold', async () => {
+      const admin = await makeUser(svc, A, { level: 'admin', canCreateCompanies: false });
+      const creator = await makeUser(svc, A, { level: 'user', canCreateCompanies: true });
+      const creatorAdmin = await makeUser(svc, A, { level: 'admin', canCreateCompanies: true });
+      const plain = await makeUser(svc, A);
+      const s = await api.session(admin);
+      const refused = 'Access denied: a session cannot set the password of a user with rights it does not hold';
+      for (const target of [creator, creatorAdmin]) {
+        const res = await s.post(`password/id=${target.id}`, { new_password: fresh() });
+        expectError(res, 403, refused);
+        assert.ok(res.body.response.error.startsWith('Access denied: '));
+        expectOk(await api.login(target.username, target.password));
+      }
+      // Matched together with users it may change: nobody's password changes.
+      expectError(await s.post(`password/company_id=${A}`, { new_password: fresh() }), 403, refused);
+      expectOk(await api.login(plain.username, plain.password));
+      expectOk(await api.login(admin.username, admin.password));
+      // A plain user's password: fine, and the old one stops working.
+      const pw = fresh();
+      assert.deepEqual(expectOk(await s.post(`password/id=${plain.id}`, { new_password: pw })), { records_updated: 1, records_found: 1 });
+      expectError(await api.login(plain.username, plain.password), 401, BAD_LOGIN);
+      svc.clock.advance(2000);
+      expectOk(await api.login(plain.username, pw));
+      // An admin with can_create_companies may set the creator's password.
+      const sc = await api.session(creatorAdmin);
+      const pw2 = fresh();
+      assert.deepEqual(expectOk(await sc.post(`password/id=${creator.id}`, { new_password: pw2 })), { records_updated: 1, records_found: 1 });
+      expectOk(await api.login(creator.username, pw2));
+    });
+
     it('users never accept or return a password', async () => {
       const u = await makeUser(svc, A);
       expectError(await api.put('users', { username: uniqueName('p'), email: 'p@example.com', password: fresh() }), 400,

@@ -246,6 +246,27 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(storeContents(t.root).partial, []);
     });
 
+    it('content shared by two file records survives an upload racing the removal of the other record', async () => {
+      for (let round = 0; round < 15; round++) {
+        const content = Buffer.concat([PDF, Buffer.from(uniqueName(' race content'))]);
+        const a = await newFile(t.api);
+        const b = await newFile(t.api);
+        expectOk(await upload(t.api, a.token, content));
+        // B gets the same bytes while A goes; the deletion starts a little later each round, to sweep the upload's steps.
+        const [put, removed] = await Promise.all([
+          upload(t.api, b.token, content),
+          new Promise((r) => setTimeout(r, round % 5)).then(() => t.api.delete(`/3.0/files/id=${a.id}`)),
+        ]);
+        assert.deepEqual(expectOk(put), { records_updated: 1, records_found: 1 });
+        assert.deepEqual(expectOk(removed), { records_deleted: 1, records_found: 1 });
+        const down = await getRaw(t.svc.port, t.cert, `/3.0/upload/${b.token}`);
+        assert.equal(down.status, 200, `round ${round}: ${down.text}`);
+        assert.ok(down.raw.equals(content), `round ${round}: byte for byte`);
+        assert.ok(storeContents(t.root).blobs.includes(sha256(content)), `round ${round}`);
+      }
+      assert.deepEqual(storeContents(t.root).partial, []);
+    });
+
     it('sessions: a user may upload new content, replacing needs admin; readonly may only download', async () => {
       const { cert } = await t.svc.certificate(t.co, { impersonation: true });
       const client = t.svc.client(cert);

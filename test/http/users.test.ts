@@ -94,6 +94,16 @@ for (const kind of DB_KINDS) {
       assert.deepEqual((await one(api, 'users', id)).permissions, { level: 'user' });
     });
 
+    it('permissions are validated before anything is matched (spec §4.4)', async () => {
+      // Nothing matches these filters; the body is still refused.
+      expectError(await api.post('/3.0/users/id=999999', { permissions: { level: 'god' } }), 400, badPermissions);
+      const outsider = await addUser(svc.database, { companyId: other, username: unique('out'), email: 'o@example.com' });
+      expectError(await api.post(`/3.0/users/id=${outsider}`, { permissions: { level: 'god' } }), 400, badPermissions);
+      expectError(await api.post('/3.0/users/username=nobody-has-this-name', { permissions: { can_create_companies: 1 } }), 400, badPermissions);
+      // A valid body with nothing matched changes nothing.
+      assert.deepEqual(await update(api, 'users/id=999999', { permissions: { level: 'admin' } }), { records_updated: 0, records_found: 0 });
+    });
+
     it('deleting a user sets the sender and target of its messages to null', async () => {
       const gone = await create(api, 'users', { username: unique('gone'), email: 'g@example.com' });
       const stays = await create(api, 'users', { username: unique('stays'), email: 's@example.com' });
