@@ -17,6 +17,11 @@ export interface WriteTx {
   /** Creates a record of another resource in this transaction (checked, audited); returns its id. */
   create(resource: string, values: Row): Promise<number>;
   audit(entry: AuditEntry): void;
+  /**
+   * Audit entries recorded under the companies keyed here — those stored and this
+   * transaction's — pass to the mapped company (a deleted company's log stays readable).
+   */
+  passAudit(heirs: ReadonlyMap<number, number>): Promise<void>;
   /** Runs once the transaction has committed (never if it rolls back). */
   afterCommit(fn: () => Promise<void>): void;
 }

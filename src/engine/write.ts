@@ -24,15 +24,23 @@ export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): P
     try {
       const result = await ctx.database.transaction(async (db) => {
         const entries: AuditEntry[] = [];
+        const heirs = new Map<number, number>();
         const tx: WriteTx = {
           ctx, db, now: formatDatetime(t), today: formatDate(t),
           find: (def, id) => findInScope(ctx, db, def, id),
           create: (name, values) => insertRecord(tx, resourceOf(ctx, name), values),
           audit: (e) => entries.push(e),
+          passAudit: async (map) => {
+            for (const [from, to] of map) {
+              heirs.set(from, to);
+              await db.updateTable('auditlog').set({ company_id: to }).where('company_id', '=', from).execute();
+            }
+          },
           afterCommit: (f) => committed.push(f),
         };
         const value = await fn(tx);
-        await insertAudit(ctx, db, tx.now, entries);
+        await insertAudit(ctx, db, tx.now, heirs.size === 0 ? entries
+          : entries.map((e) => (e.companyId !== null && heirs.has(e.companyId) ? { ...e, companyId: heirs.get(e.companyId)! } : e)));
         return value;
       });
       for (const f of committed) await f();

@@ -79,9 +79,21 @@ async function afterUpdate(tx: WriteTx, old: Row, next: Row): Promise<void> {
   }
 }
 
-function beforeDelete(tx: WriteTx, rows: readonly Row[]): void {
+/**
+ * The top of the scope stays. The log of a deleted company — its deletion included —
+ * passes to its nearest ancestor that stays, so whoever could see the company can still read it.
+ */
+async function beforeDelete(tx: WriteTx, rows: readonly Row[]): Promise<void> {
   const top = rows.find((r) => r.id === tx.ctx.principal.companyId);
   if (top) throw dataError(`companies record ${top.id} is the top of your scope and cannot be deleted`);
+  const parentOf = new Map(rows.map((r) => [Number(r.id), r.parent_id === null ? null : Number(r.parent_id)]));
+  const heirs = new Map<number, number>();
+  for (const id of parentOf.keys()) {
+    let heir = parentOf.get(id) ?? null;
+    while (heir !== null && parentOf.has(heir)) heir = parentOf.get(heir) ?? null;
+    if (heir !== null) heirs.set(id, heir);
+  }
+  await tx.passAudit(heirs);
 }
 
 /** A manager id, when given, is an integer (spec §3). */

@@ -7,7 +7,7 @@ import type { Endpoint } from '../engine/endpoint.ts';
 import { listRecords } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
-import { clearReference } from '../engine/remove.ts';
+import { clearReference, removeRecords } from '../engine/remove.ts';
 import { inWriteTx, updateRecord } from '../engine/write.ts';
 import { invalidFilter, invalidValue } from '../errors.ts';
 import type { ResourceDef, Row } from '../model/types.ts';
@@ -27,9 +27,32 @@ const moveDef: ResourceDef = {
 
 const CLEARED = ['location_id', 'department_id', 'external_type_id'] as const;
 
-async function carry(tx: WriteTx, res: Resource, assetId: number, companyId: number): Promise<void> {
-  const { rows } = await sql<Row>`SELECT * FROM ${sql.table(res.def.table)} WHERE asset_id = ${assetId} ORDER BY id`.execute(tx.db);
-  for (const row of rows) await updateRecord(tx, res, row, { company_id: companyId });
+const recordsOf = async (tx: WriteTx, res: Resource, assetId: number): Promise<Row[]> =>
+  (await sql<Row>`SELECT * FROM ${sql.table(res.def.table)} WHERE asset_id = ${assetId} ORDER BY id`.execute(tx.db)).rows;
+
+async function carryFiles(tx: WriteTx, assetId: number, companyId: number): Promise<void> {
+  for (const row of await recordsOf(tx, files, assetId)) await updateRecord(tx, files, row, { company_id: companyId });
+}
+
+/**
+ * A reminder addressed to a user (of the old company) goes to everyone of the new
+ * company who takes reminders — unless the asset already has such a reminder for
+ * that due date, which then stands for it and the personal one is removed.
+ */
+async function carryReminders(tx: WriteTx, assetId: number, companyId: number): Promise<void> {
+  const rows = await recordsOf(tx, assetreminders, assetId);
+  const companyWide = new Set(rows.filter((r) => r.user_id === null).map((r) => String(r.due_date)));
+  const merged: Row[] = [];
+  for (const row of rows) {
+    const personal = row.user_id !== null;
+    if (personal && companyWide.has(String(row.due_date))) {
+      merged.push(row);
+      continue;
+    }
+    if (personal) companyWide.add(String(row.due_date));
+    await updateRecord(tx, assetreminders, row, personal ? { company_id: companyId, user_id: null } : { company_id: companyId });
+  }
+  await removeRecords(tx, assetreminders, merged);
 }
 
 export const moveassetEndpoint: Endpoint = {
@@ -53,8 +76,8 @@ export const moveassetEndpoint: Endpoint = {
         const changes: Row = { company_id: companyId };
         for (const k of CLEARED) if (asset[k] !== null) changes[k] = null;
         await updateRecord(tx, assets, asset, changes);
-        await carry(tx, files, assetId, companyId);
-        await carry(tx, assetreminders, assetId, companyId);
+        await carryFiles(tx, assetId, companyId);
+        await carryReminders(tx, assetId, companyId);
         // A queue entry stays with its company; it no longer names an asset of another one.
         const { rows: queued } = await sql<Row>`SELECT * FROM assetqueue WHERE asset_id = ${assetId} ORDER BY id`.execute(tx.db);
         await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, queued);

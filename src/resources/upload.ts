@@ -2,6 +2,7 @@
 // The segment after `upload/` is the file's token, not a filter.
 import { sql } from 'kysely';
 import { counts, type Call, type Endpoint } from '../engine/endpoint.ts';
+import { fieldsJson, recordEntry } from '../engine/audit.ts';
 import { type Ctx, scopeOf } from '../engine/context.ts';
 import { visible } from '../engine/select.ts';
 import { inWriteTx, updateRecord } from '../engine/write.ts';
@@ -50,7 +51,12 @@ export async function attachContent(ctx: Ctx, file: Row, blob: PendingBlob, mayR
       await blobLock(ctx, blob.id).execute(tx.db);
       await blobs.commit(blob);
       const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
-      await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
+      const changed = await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
+      // The same bytes again change no field, but the upload is still recorded (spec §8.3).
+      if (!changed) {
+        const content = fieldsJson(files.def.fields.filter((f) => f.name === 'upload_uuid'), current);
+        tx.audit(recordEntry(files.def, 'update', current, content, content, `Uploaded the same content to files record ${String(current.id)}`));
+      }
       const previous = current.upload_uuid;
       if (typeof previous === 'string' && previous !== blob.id) tx.afterCommit(() => removeUnusedBlob(tx.ctx, previous));
     });

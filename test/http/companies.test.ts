@@ -191,6 +191,32 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(await list(api, `companies/id=${k}`), []);
     });
 
+    it("a deleted company's log, its deletion included, passes to the nearest ancestor that stays", async () => {
+      const p = await create(api, 'companies', { name: 'Logged parent' });
+      const k = await create(api, 'companies', { name: 'Logged kid', parent_id: p });
+      const dept = await create(api, 'departments', { description: 'Short-lived', company_id: k });
+      expectOk(await api.delete(`/3.0/departments/id=${dept}`));
+      // A failed delete moves nothing.
+      expectError(await api.delete(`/3.0/companies/id=${p}`), 409, `Data Error: companies record ${p} is still referenced by companies`);
+      assert.deepEqual((await list(api, `auditlog/endpoint=departments/record_id=${dept}`)).map((e) => e.company_id), [k, k]);
+      expectOk(await api.delete(`/3.0/companies/name~Logged`));
+      const deletions = await list(api, 'auditlog/endpoint=companies/action=delete/record_id>0');
+      const mine = deletions.filter((e) => e.record_id === p || e.record_id === k);
+      assert.deepEqual(mine.map((e) => [e.record_id, e.company_id]).sort(), [[k, top], [p, top]].sort());
+      // The entries written while the kid existed are still readable, now under `top`.
+      const dept_log = await list(api, `auditlog/endpoint=departments/record_id=${dept}`);
+      assert.deepEqual(dept_log.map((e) => [e.action, e.company_id]), [['create', top], ['delete', top]]);
+      assert.deepEqual(await list(api, `auditlog/company_id=${k}`), []);
+      // A company of another tree sees none of it.
+      const otherApi = (await svc.certificate(other)).client;
+      assert.deepEqual(await list(otherApi, `auditlog/endpoint=companies/record_id=${p}`), []);
+      // Deleting a single company: its log passes to its parent.
+      const lone = await create(api, 'companies', { name: 'Lone', parent_id: child });
+      expectOk(await api.delete(`/3.0/companies/id=${lone}`));
+      const log = await list(api, `auditlog/endpoint=companies/record_id=${lone}`);
+      assert.deepEqual(log.map((e) => [e.action, e.company_id]), [['create', child], ['delete', child]]);
+    });
+
     it('subdomain is unique → 409, and nothing is written', async () => {
       const sub = unique('sub');
       const a = await create(api, 'companies', { name: 'S1', subdomain: sub });

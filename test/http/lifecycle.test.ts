@@ -264,19 +264,40 @@ for (const kind of DB_KINDS) {
       assert.equal((await one(api, 'assetreminders', p.reminder)).company_id, c1);
     });
 
-    it('a reminder for a user of the old company does not end up pointing across companies', async () => {
+    it('a reminder for a user of the old company goes to the whole new company (audited)', async () => {
       const p = await populated();
       const u = await user(svc, c1);
-      const personal = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: u.id, due_date: '2031-03-20', remind_date: '2031-02-18' });
-      const res = await move(api, { asset_id: p.id, company_id: c2 });
+      const personal = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: u.id, due_date: '2031-04-20', remind_date: '2031-03-18' });
+      const moved = expectOk(await move(api, { asset_id: p.id, company_id: c2 }));
+      assert.equal(moved[0].company_id, c2);
       const reminder = await one(api, 'assetreminders', personal);
-      if (res.status === 200) {
-        assert.equal(reminder.company_id, c2);
-        assert.equal(reminder.user_id, null, 'the old company\'s user is no longer its target');
-      } else {
-        assert.equal(res.status, 400, res.text);
-        assert.deepEqual([reminder.company_id, reminder.user_id, (await one(api, 'assets', p.id)).company_id], [c1, u.id, c1]);
+      assert.deepEqual([reminder.company_id, reminder.user_id], [c2, null]);
+      assert.equal(reminder.user, null);
+      // The other reminder had no user: only its company changes.
+      assert.deepEqual([(await one(api, 'assetreminders', p.reminder)).company_id], [c2]);
+      const log = await list(api, `auditlog/endpoint=assetreminders/record_id=${personal}/action=update`);
+      assert.deepEqual(log.map((e: { olddata: unknown; newdata: unknown }) => [e.olddata, e.newdata]),
+        [[{ company_id: c1, user_id: u.id }, { company_id: c2, user_id: null }]]);
+      assert.deepEqual(await list(apiC1, `assetreminders/id=${personal}`), []);
+    });
+
+    it('a personal reminder whose due date already has a company-wide one is removed (audited); the company-wide one goes along', async () => {
+      const p = await populated(); // its reminder: company-wide, due 2031-03-20
+      const [u, v] = [await user(svc, c1), await user(svc, c1)];
+      const same = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: u.id, due_date: '2031-03-20', remind_date: '2031-03-01', message: 'for u' });
+      // Two personal reminders of one new date: the first becomes company-wide, the second goes.
+      const first = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: u.id, due_date: '2031-05-01', remind_date: '2031-04-01' });
+      const second = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: v.id, due_date: '2031-05-01', remind_date: '2031-04-02' });
+      expectOk(await move(api, { asset_id: p.id, company_id: c2 }));
+      const left = await list(api, `assetreminders/asset_id=${p.id}`);
+      assert.deepEqual(left.map((r: any) => [r.id, r.company_id, r.user_id, r.due_date]),
+        [[p.reminder, c2, null, '2031-03-20'], [first, c2, null, '2031-05-01']]);
+      for (const gone of [same, second]) {
+        const log = await list(api, `auditlog/endpoint=assetreminders/record_id=${gone}/action=delete`);
+        assert.equal(log.length, 1, `the removal of reminder ${gone} is audited`);
+        assert.equal(log[0].olddata.company_id, c1);
       }
+      assert.equal((await list(api, `auditlog/endpoint=assetreminders/record_id=${same}/action=delete`))[0].olddata.message, 'for u');
     });
 
     it('sessions need admin with can_create_companies', async () => {

@@ -227,6 +227,14 @@ for (const kind of DB_KINDS) {
       assert.equal((await one(t.api, 'files', second)).mimetype, 'image/gif');
       assert.ok(storeContents(t.root).blobs.includes(sha256(jpeg!)));
       assert.ok((await getRaw(t.svc.port, t.cert, `/3.0/upload/${keeper.token}`)).raw.equals(jpeg!));
+
+      // The same bytes again: 1/1 as always, the content stays, and the upload is audited.
+      assert.deepEqual(expectOk(await upload(t.api, token, png!)), { records_updated: 1, records_found: 1 });
+      assert.ok((await getRaw(t.svc.port, t.cert, `/3.0/upload/${token}`)).raw.equals(png!));
+      assert.ok(storeContents(t.root).blobs.includes(sha256(png!)));
+      const again = (await list(t.api, `auditlog/endpoint=files/record_id=${id}/action=update`)).at(-1);
+      assert.deepEqual([again.olddata, again.newdata, again.file_id, again.message],
+        [{ upload_uuid: sha256(png!) }, { upload_uuid: sha256(png!) }, id, `Uploaded the same content to files record ${id}`]);
     });
 
     it('deleting a file record removes its content unless another file has the same content', async () => {
