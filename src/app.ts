@@ -1,6 +1,6 @@
 // buildApp: the Fastify application with its listeners created but not started.
 // No side effects beyond that, so tests build as many as they like.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,8 +10,8 @@ import { trustedList } from './auth/transport.ts';
 import { type Database, ping } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
 import type { Endpoint } from './engine/endpoint.ts';
-import { answerClientError } from './http/client-error.ts';
-import { handleApi, type Impersonation } from './http/pipeline.ts';
+import { clientErrorHandler } from './http/client-error.ts';
+import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
 import { BlobStore } from './storage/blobs.ts';
@@ -78,8 +78,12 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return acceptEmptyExpect(https.createServer({ ...TLS_OPTIONS, key: o.tls.key, cert: o.tls.cert }, handler), handler);
     },
     frameworkErrors: (_error, req, reply) => void api(req, reply),
-    clientErrorHandler: answerClientError,
+    // A request line refused only for its method still gets the pipeline's 401/404/405.
+    clientErrorHandler: clientErrorHandler(unrouted),
   });
+
+  // Fastify handles parser refusals on its own listener only; the proxy listener answers alike.
+  (plain as http.Server | null)?.on('clientError', clientErrorHandler(unrouted));
 
   const registry = createRegistry();
   const blobs = o.blobs ?? new BlobStore(join(tmpdir(), `asset-tracker-files-${process.pid}`));
@@ -96,6 +100,13 @@ export async function buildApp(o: AppOptions): Promise<App> {
     impersonation,
     blobs,
   };
+
+  function unrouted(req: http.IncomingMessage): Promise<ApiResult> {
+    const id = randomBytes(8).toString('hex');
+    const log: FastifyBaseLogger = fastify.log;
+    log.info({ reqId: id, method: req.method, url: req.url }, 'request with a method the HTTP parser does not route');
+    return handleApi(deps, req, log, id);
+  }
 
   async function api(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const result = await handleApi(deps, req.raw, req.log, String(req.id));

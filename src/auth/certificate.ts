@@ -33,7 +33,9 @@ export function socketIdentity(socket: TLSSocket): CertificateIdentity | null {
   let identity: CertificateIdentity | null = null;
   if (cert) {
     const issuer = socket.getPeerCertificate(true)?.issuerCertificate;
-    // A presented issuer other than the certificate itself means a chain was sent.
+    // A presented issuer other than the certificate itself means a chain was sent. Node
+    // shows only the certificates that chain up from the leaf, so certificates sent after
+    // a self-signed leaf are not seen; they carry no meaning (the leaf's key is the identity).
     const chained = issuer !== undefined && issuer.fingerprint256 !== cert.fingerprint256;
     identity = identityOf(cert, chained ? 2 : 1);
   }

@@ -1,25 +1,72 @@
-// Requests Node's HTTP parser refuses before any handler runs (spec §5.2
-// too_long): answered with the error body, since there is no request to echo.
+// Requests Node's HTTP parser refuses before any handler runs. A request line
+// refused only for its method (a verb Node does not know, or one not in upper case)
+// still goes through the pipeline's checks (401 → 404 → 405, spec §1) unless it
+// is a verb the API serves, whose request could not be read; anything else
+// is answered with the error body (spec §5.2 too_long), as there is no request to echo.
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ApiResult } from './pipeline.ts';
 
-const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+/** Answers a request that never reached the router; for these requests it always ends in an error. */
+export type UnroutedAnswer = (req: IncomingMessage) => Promise<ApiResult>;
 
-export function answerClientError(err: Error, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const { code: parserCode, rawPacket } = err as { code?: unknown; rawPacket?: unknown };
-  const overflow = parserCode === 'HPE_HEADER_OVERFLOW';
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.[01]$/;
+/** Verbs the API serves: in another case than upper, the request cannot be read, so it is malformed. */
+const SERVED = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
+
+function rawResponse(status: number, headers: Readonly<Record<string, string>>, body: string): string {
+  const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
+}
+
+/** The parser's own refusals: an overlong request line or header block, or a malformed request. */
+function parserError(code: unknown, raw: string): string {
+  const overflow = code === 'HPE_HEADER_OVERFLOW';
   // The parser keeps only the last chunk it read: a first line ending in the HTTP
   // version is the tail of the request line, so the line itself was too long.
-  const raw = Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '';
   const lineEnd = raw.indexOf('\r\n');
   const lineOnly = overflow && lineEnd >= 0 && / HTTP\/\d\.\d$/.test(raw.slice(0, lineEnd));
-  const [status, code, message] = overflow
+  const [status, error, message] = overflow
     ? lineOnly ? [414, 'too_long', 'Request line too long'] : [431, 'too_long', 'Request headers too large']
     : [400, 'malformed_request', 'Malformed HTTP request'];
-  const body = JSON.stringify({ response: { error: message, code } });
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  return rawResponse(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ response: { error: message, code: error } }));
+}
+
+/** The request as far as the pipeline's first checks need it: method, raw target, headers and socket. */
+function unroutedRequest(raw: string, socket: Socket): IncomingMessage | null {
+  const head = raw.split('\r\n\r\n', 1)[0]!.split('\r\n');
+  const line = REQUEST_LINE.exec(head[0]!);
+  if (!line || SERVED.has(line[1]!.toUpperCase())) return null;
+  const headers: Record<string, string> = {};
+  const headersDistinct: Record<string, string[]> = {};
+  for (const h of head.slice(1)) {
+    const colon = h.indexOf(':');
+    if (colon <= 0) continue;
+    const name = h.slice(0, colon).trim().toLowerCase();
+    (headersDistinct[name] ??= []).push(h.slice(colon + 1).trim());
+    headers[name] = headersDistinct[name]!.join(', ');
+  }
+  // The pipeline reads nothing else before it refuses the verb.
+  return { method: line[1], url: line[2], headers, headersDistinct, socket } as unknown as IncomingMessage;
+}
+
+export function clientErrorHandler(answer: UnroutedAnswer): (err: Error, socket: Socket) => void {
+  return (err, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { code, rawPacket } = err as { code?: unknown; rawPacket?: unknown };
+    const raw = Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '';
+    const req = code === 'HPE_INVALID_METHOD' ? unroutedRequest(raw, socket) : null;
+    if (!req) {
+      socket.end(parserError(code, raw));
+      return;
+    }
+    answer(req).then(
+      (r) => (typeof r.body === 'string' ? socket.end(rawResponse(r.status, r.headers, r.body)) : socket.destroy()),
+      () => socket.destroy(),
+    );
+  };
 }

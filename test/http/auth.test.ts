@@ -9,7 +9,7 @@ import { createSelfSigned, issueCertificate } from '../../src/tls/x509.ts';
 import { chained, expired, selfSigned, type TestCert } from '../support/certs.ts';
 import type { TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
-import { closePlain, escapedPem, listenPlain, noAccessMessage, plainRequest, spkiOf } from '../support/proxy.ts';
+import { closePlain, escapedPem, listenPlain, noAccessMessage, plainRaw, plainRequest, spkiOf } from '../support/proxy.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const FINGERPRINT = /^[0-9a-f]{64}$/;
@@ -243,6 +243,16 @@ for (const kind of DB_KINDS) {
     it('401 comes before 404 and 405 on the plain listener too', async () => {
       assertNoAccess(await viaProxy('/3.0/nosuchendpoint'), 'none');
       assertNoAccess(await viaProxy('/3.0/endpoints', {}, 'DELETE'), 'none');
+    });
+
+    it('an unknown verb on the plain listener: 401 without the header, 405 with it; overlong lines → 414', async () => {
+      const line = (headers: string) => `FOO /3.0/endpoints HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`;
+      const none = await plainRaw(port, line(''));
+      assert.deepEqual([none.status, none.body.response.error], [401, noAccessMessage('none')]);
+      const r = await plainRaw(port, line(`${HEADER}: ${escapedPem(registered.certPem)}\r\n`));
+      assert.deepEqual([r.status, r.body.response], [405, { error: 'Method FOO not supported on endpoint endpoints', code: 'method_not_allowed' }]);
+      const long = await plainRaw(port, `GET /3.0/assets/description=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      assert.deepEqual([long.status, long.body], [414, { response: { error: 'Request line too long', code: 'too_long' } }]);
     });
 
     it('the header is ignored on the HTTPS listener', async () => {

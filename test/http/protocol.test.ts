@@ -276,6 +276,28 @@ for (const kind of DB_KINDS) {
       expectError(await api.delete('/3.0/endpoints/idd=1'), 405, 'method_not_allowed', 'Method DELETE not supported on endpoint endpoints');
     });
 
+    it('a verb in lower case or one Node does not know → 405 with the envelope, after the 401 and 404 checks', async () => {
+      const send = (client: TestClient, line: string) => client.raw(`${line}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      const lower = await send(api, 'patch /3.0/assets/id=1 HTTP/1.1');
+      expectError(lower, 405, 'method_not_allowed', 'Method PATCH not supported on endpoint assets');
+      assert.deepEqual(allowOf(lower), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
+      assert.deepEqual([lower.body.request.url, lower.body.request.request_method], ['/3.0/assets/id=1', 'Patch']);
+      const unknown = await send(api, 'FOO /3.0/auditlog HTTP/1.1');
+      expectError(unknown, 405, 'method_not_allowed', 'Method FOO not supported on endpoint auditlog');
+      assert.deepEqual(allowOf(unknown), new Set(['GET', 'HEAD', 'PUT']));
+      // A verb the API serves, not in upper case: Node's parser could not read the request.
+      for (const line of ['get /3.0/assets HTTP/1.1', 'put /3.0/assets HTTP/1.1']) {
+        const res = await send(api, line);
+        assert.deepEqual([res.status, res.body], [400, { response: { error: 'Malformed HTTP request', code: 'malformed_request' } }]);
+      }
+      expectError(await send(api, 'FOO /3.0/XXXX HTTP/1.1'), 404, 'no_endpoint', 'Endpoint XXXX does not exist');
+      const refused = await send(svc.client(null), 'FOO /3.0/assets HTTP/1.1');
+      expectError(refused, 401, 'no_access', 'You do not have access to the API. Your signature: none');
+      // Not a request line at all: the parser's 400 too.
+      const garbage = await api.raw('\x01\x02 nonsense\r\n\r\n');
+      assert.deepEqual([garbage.status, garbage.body], [400, { response: { error: 'Malformed HTTP request', code: 'malformed_request' } }]);
+    });
+
     it('data_error: deleting a referenced location → 409, nothing deleted, no audit entry', async () => {
       const [loc] = await put('locations', { description: 'Referenced' });
       const [other] = await put('locations', { description: 'Free' });
