@@ -115,8 +115,14 @@ export async function buildApp(o: AppOptions): Promise<App> {
   }
 
   // Bodies are read by the pipeline after the checks that come before 413, so no parser consumes them.
+  // JSON is JSON whatever the Content-Type says (spec §4.4), so Fastify never judges the header:
+  // one it cannot parse would otherwise be refused with 415 before the certificate is checked.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  fastify.addHook('onRequest', (req, _reply, done) => {
+    if (req.headers['content-type'] !== undefined) req.headers['content-type'] = 'application/octet-stream';
+    done();
+  });
 
   fastify.get('/healthz', async () => ({ status: 'ok' }));
   fastify.get('/readyz', async (_req, reply) => {

@@ -13,7 +13,8 @@ export interface Query {
   readonly page: number;
 }
 
-const PAGE = /^[1-9]\d*$/;
+/** Decimal digits, leading zeros allowed as in integer filters (`id=01`); the value must be at least 1. */
+const PAGE = /^\d+$/;
 
 export function parseQuery(def: ResourceDef, verb: Verb, segments: readonly string[], orderHeader: string | undefined,
   lookup: Lookup, limits: Limits): Query {
@@ -25,7 +26,7 @@ export function parseQuery(def: ResourceDef, verb: Verb, segments: readonly stri
     if (segment.field === 'page') {
       // Paging is for GET only, once, `=` a positive integer (spec §4.1).
       if (verb !== 'GET' || page !== null || segment.op !== '=' || segment.value === null || !PAGE.test(segment.value)
-        || !Number.isSafeInteger(Number(segment.value))) throw invalidFilter(raw);
+        || !Number.isSafeInteger(Number(segment.value)) || Number(segment.value) < 1) throw invalidFilter(raw);
       page = Number(segment.value);
       continue;
     }

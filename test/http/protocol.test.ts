@@ -438,7 +438,9 @@ for (const kind of DB_KINDS) {
     // ---- bodies (§4.4) ----------------------------------------------------------------
 
     it('JSON bodies are read whatever the Content-Type says, or without one', async () => {
-      const types = ['application/x-www-form-urlencoded', 'text/plain', 'application/json', 'multipart/form-data; boundary=x', undefined];
+      const types = ['application/x-www-form-urlencoded', 'text/plain', 'application/json', 'multipart/form-data; boundary=x', undefined,
+        // Not even a media type: still JSON.
+        'foo', 'json', 'application/json, text/plain', ''];
       for (const [i, type] of types.entries()) {
         const headers: Record<string, string> = type === undefined ? {} : { 'Content-Type': type };
         const r = await api.put('/3.0/assets', JSON.stringify({ asset_no: `CT-${i}` }), { headers });
@@ -447,6 +449,15 @@ for (const kind of DB_KINDS) {
         assert.deepEqual(expectOk(u), { records_updated: 1, records_found: 1 });
         assert.equal((await list(`/3.0/assets/id=${id}`))[0].description, `via ${type}`);
       }
+    });
+
+    it('an unparsable Content-Type changes nothing in the order of checks: 401, then 404', async () => {
+      const headers = { 'Content-Type': 'foo' };
+      expectError(await svc.client(null).put('/9.9/nope', '{}', { headers }), 401, 'no_access', 'You do not have access to the API. Your signature: none');
+      expectError(await api.put('/9.9/nope', '{}', { headers }), 404, 'no_version', 'API version 9.9 is not supported');
+      // (Node's client sends a DELETE body without a length unless told.)
+      expectError(await api.request('DELETE', '/3.0/assets', { headers: { ...headers, 'Content-Length': '2' }, body: '{}' }), 400, 'filter_required',
+        'No fields specified for record deletion. This would delete ALL assets records for your company. Request aborted.');
     });
 
     it('integer fields accept "12"; other strings and non-integers are invalid values', async () => {

@@ -272,6 +272,9 @@ describe('parseQuery: page (§4.3)', () => {
     assert.equal(q.page, 3);
     assert.equal(q.conditions.length, 1);
     assert.equal(query('assets', ['page=9007199254740991']).page, 9007199254740991);
+    // Leading zeros read as in integer filters.
+    assert.equal(query('assets', ['page=02']).page, 2);
+    assertInvalid(() => query('assets', ['page=00']), 'page=00');
     assert.equal(query('assets', ['page%3D2']).page, 2);
   });
 
