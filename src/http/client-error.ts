@@ -24,9 +24,10 @@ function rawResponse(status: number, headers: Readonly<Record<string, string>>, 
 function parserError(code: unknown, raw: string): string {
   const overflow = code === 'HPE_HEADER_OVERFLOW';
   // The parser keeps only the last chunk it read: a first line ending in the HTTP
-  // version is the tail of the request line, so the line itself was too long.
+  // version is the tail of the request line, and a chunk that starts a request and
+  // has no line end is the line still going; either way the line was too long.
   const lineEnd = raw.indexOf('\r\n');
-  const lineOnly = overflow && lineEnd >= 0 && / HTTP\/\d\.\d$/.test(raw.slice(0, lineEnd));
+  const lineOnly = overflow && (lineEnd >= 0 ? / HTTP\/\d\.\d$/.test(raw.slice(0, lineEnd)) : /^[A-Za-z]+ \//.test(raw));
   const [status, error, message] = overflow
     ? lineOnly ? [414, 'too_long', 'Request line too long'] : [431, 'too_long', 'Request headers too large']
     : [400, 'malformed_request', 'Malformed HTTP request'];
