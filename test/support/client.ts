@@ -1,6 +1,7 @@
 // A small HTTPS client over real TLS with a client certificate (or none).
 import https from 'node:https';
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { TestCert } from './certs.ts';
 
@@ -30,6 +31,24 @@ export function readResponse(res: http.IncomingMessage): Promise<TestResponse> {
   });
 }
 
+/** The raw HTTP response a socket receives until the server closes it. */
+export function readUntilClosed(socket: Duplex): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const all = Buffer.concat(chunks).toString('utf8');
+      const split = all.indexOf('\r\n\r\n');
+      const [line = '', ...fields] = all.slice(0, split).split('\r\n');
+      const headers: http.IncomingHttpHeaders = {};
+      for (const f of fields) headers[f.slice(0, f.indexOf(':')).toLowerCase()] = f.slice(f.indexOf(':') + 1).trim();
+      const text = all.slice(split + 4);
+      resolve({ status: Number(line.split(' ')[1]), headers, text, get body() { return JSON.parse(text); } });
+    });
+  });
+}
+
 export class TestClient {
   private readonly agent: https.Agent;
   private readonly tls: tls.ConnectionOptions;
@@ -40,21 +59,8 @@ export class TestClient {
 
   /** Sends `text` as it is on a new TLS connection and reads until the server closes it. */
   raw(text: string): Promise<TestResponse> {
-    return new Promise((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port: this.port, ...this.tls }, () => socket.write(text));
-      const chunks: Buffer[] = [];
-      socket.on('data', (c: Buffer) => chunks.push(c));
-      socket.on('error', reject);
-      socket.on('end', () => {
-        const all = Buffer.concat(chunks).toString('utf8');
-        const split = all.indexOf('\r\n\r\n');
-        const [line = '', ...fields] = all.slice(0, split).split('\r\n');
-        const headers: http.IncomingHttpHeaders = {};
-        for (const f of fields) headers[f.slice(0, f.indexOf(':')).toLowerCase()] = f.slice(f.indexOf(':') + 1).trim();
-        const text = all.slice(split + 4);
-        resolve({ status: Number(line.split(' ')[1]), headers, text, get body() { return JSON.parse(text); } });
-      });
-    });
+    const socket = tls.connect({ host: '127.0.0.1', port: this.port, ...this.tls }, () => socket.write(text));
+    return readUntilClosed(socket);
   }
 
   request(method: string, path: string, o: RequestOptions = {}): Promise<TestResponse> {

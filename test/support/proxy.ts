@@ -4,7 +4,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { App } from '../../src/app.ts';
-import { readResponse, type TestResponse } from './client.ts';
+import { readResponse, readUntilClosed, type TestResponse } from './client.ts';
 
 /** Starts `app.http` on a free port of 127.0.0.1 and returns the port. */
 export async function listenPlain(app: App): Promise<number> {
@@ -29,19 +29,10 @@ export interface PlainOptions {
   readonly body?: string;
 }
 
-/** Sends `text` as it is on a fresh plain connection and reads until the server closes it (status and body only). */
-export function plainRaw(port: number, text: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const all = Buffer.concat(chunks).toString('utf8');
-      const split = all.indexOf('\r\n\r\n');
-      resolve({ status: Number(all.slice(0, all.indexOf('\r\n')).split(' ')[1]), body: JSON.parse(all.slice(split + 4)) });
-    });
-  });
+/** Sends `text` as it is on a fresh plain connection and reads until the server closes it. */
+export function plainRaw(port: number, text: string): Promise<TestResponse> {
+  const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+  return readUntilClosed(socket);
 }
 
 /** One request on a fresh connection (so that nothing is cached per connection). */
