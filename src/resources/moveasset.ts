@@ -79,8 +79,7 @@ export const moveassetEndpoint: Endpoint = {
         await carryFiles(tx, assetId, companyId);
         await carryReminders(tx, assetId, companyId);
         // A queue entry stays with its company; it no longer names an asset of another one.
-        const { rows: queued } = await sql<Row>`SELECT * FROM assetqueue WHERE asset_id = ${assetId} ORDER BY id`.execute(tx.db);
-        await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, queued);
+        await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, await recordsOf(tx, assetqueue, assetId));
       });
       const query = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
       const page = await listRecords(ctx, assets.def, query);

@@ -1,7 +1,7 @@
 // A small HTTPS client over real TLS with a client certificate (or none).
 import https from 'node:https';
 import http from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Readable } from 'node:stream';
 import tls from 'node:tls';
 import type { TestCert } from './certs.ts';
 
@@ -18,35 +18,32 @@ export interface RequestOptions {
   readonly body?: string | Buffer | unknown;
 }
 
-/** The whole response, its body as text (parsed on demand). */
-export function readResponse(res: http.IncomingMessage): Promise<TestResponse> {
+/** Everything a stream yields until it ends, as text. */
+function collect(stream: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('error', reject);
-    res.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
-    });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('error', reject);
+    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
 }
 
+const response = (status: number, headers: http.IncomingHttpHeaders, text: string): TestResponse =>
+  ({ status, headers, text, get body() { return JSON.parse(text); } });
+
+/** The whole response, its body as text (parsed on demand). */
+export async function readResponse(res: http.IncomingMessage): Promise<TestResponse> {
+  return response(res.statusCode ?? 0, res.headers, await collect(res));
+}
+
 /** The raw HTTP response a socket receives until the server closes it. */
-export function readUntilClosed(socket: Duplex): Promise<TestResponse> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const all = Buffer.concat(chunks).toString('utf8');
-      const split = all.indexOf('\r\n\r\n');
-      const [line = '', ...fields] = all.slice(0, split).split('\r\n');
-      const headers: http.IncomingHttpHeaders = {};
-      for (const f of fields) headers[f.slice(0, f.indexOf(':')).toLowerCase()] = f.slice(f.indexOf(':') + 1).trim();
-      const text = all.slice(split + 4);
-      resolve({ status: Number(line.split(' ')[1]), headers, text, get body() { return JSON.parse(text); } });
-    });
-  });
+export async function readUntilClosed(socket: Readable): Promise<TestResponse> {
+  const all = await collect(socket);
+  const split = all.indexOf('\r\n\r\n');
+  const [line = '', ...fields] = all.slice(0, split).split('\r\n');
+  const headers: http.IncomingHttpHeaders = {};
+  for (const f of fields) headers[f.slice(0, f.indexOf(':')).toLowerCase()] = f.slice(f.indexOf(':') + 1).trim();
+  return response(Number(line.split(' ')[1]), headers, all.slice(split + 4));
 }
 
 export class TestClient {
