@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { SqlDialect } from './dialect.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
 import { openSqlite, sqliteHooks } from './sqlite.ts';
+import { bind, compiledQuery, type Statement, StatementCache, type Values } from './statements.ts';
 import type { Tables } from './tables.ts';
 
 export type Db = Kysely<Tables>;
@@ -10,6 +11,10 @@ export type Db = Kysely<Tables>;
 export interface Database {
   readonly db: Db;
   readonly hooks: SqlDialect;
+  /** Compiled statements by shape (bounded). */
+  readonly statements: StatementCache;
+  /** Runs a statement outside any transaction: it sees what is committed. */
+  read<R>(statement: Statement, values: Values): Promise<R[]>;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -20,25 +25,39 @@ export interface DatabaseOptions {
   readonly url?: string | undefined;
   readonly dataDir: string;
   readonly poolSize?: number;
+  /** Compiled statement shapes kept (default 500). */
+  readonly statementCacheSize?: number;
+  /** Rebuild every cached statement on use and fail when its shape key was not enough (tests). */
+  readonly verifyStatements?: boolean;
+}
+
+/** Runs a compiled statement on a connection or in a transaction. */
+export async function execute<R>(db: Db, statement: Statement, values: Values): Promise<{ rows: R[]; changes: number }> {
+  const r = await db.executeQuery<R>(compiledQuery(statement, values));
+  return { rows: r.rows, changes: Number(r.numAffectedRows ?? 0) };
 }
 
 export function openDatabase(o: DatabaseOptions): Database {
+  const cache = (db: Db) => new StatementCache(db as unknown as Kysely<unknown>, o.statementCacheSize ?? 500, o.verifyStatements);
   if (o.url && /^postgres(ql)?:\/\//.test(o.url)) {
-    const dialect = openPostgres(o.url, o.poolSize);
-    const db = new Kysely<Tables>({ dialect });
+    const db = new Kysely<Tables>({ dialect: openPostgres(o.url, o.poolSize) });
     return {
       db,
       hooks: postgresHooks,
+      statements: cache(db),
+      read: async (s, values) => (await execute(db, s, values)).rows as never[],
       transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
       close: () => db.destroy(),
     };
   }
   const file = o.url?.startsWith('sqlite:') ? o.url.slice('sqlite:'.length) : join(o.dataDir, 'asset-tracker.sqlite');
-  const dialect = openSqlite(file);
-  const db = new Kysely<Tables>({ dialect });
+  const sqlite = openSqlite(file);
+  const db = new Kysely<Tables>({ dialect: sqlite.dialect });
   return {
     db,
     hooks: sqliteHooks,
+    statements: cache(db),
+    read: async (s, values) => sqlite.read(s.text, bind(s, values)) as never[],
     transaction: (fn) => db.connection().execute(async (conn) => {
       await sql`BEGIN IMMEDIATE`.execute(conn);
       try {

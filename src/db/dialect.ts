@@ -1,6 +1,7 @@
 // Where SQLite and PostgreSQL differ, and nowhere else. Every piece of dialect-
 // specific SQL the engine needs is a hook here; callers never branch on the engine.
 import type { RawBuilder } from 'kysely';
+import type { FieldType } from '../model/types.ts';
 
 export type Sql = RawBuilder<unknown>;
 
@@ -32,7 +33,26 @@ export interface SqlDialect {
   /** Byte-order comparison of an already textual expression. */
   bytewise(expr: Sql): Sql;
   /** Case-insensitive (ASCII only) LIKE with `\` as the escape character. */
-  like(expr: Sql, pattern: string): Sql;
+  like(expr: Sql, pattern: unknown): Sql;
+  /**
+   * The JSON text of a value of a field type, exactly as JSON.stringify writes it
+   * (strings quoted and escaped, numbers as digits, JSON columns as stored, NULL as `null`).
+   */
+  jsonValue(type: FieldType, expr: Sql): Sql;
+  /** The pieces of text of a group joined by commas in the given order (NULL for an empty group). */
+  joinGroup(expr: Sql, order: Sql): Sql;
+  /** `expr` is one of a list of ids passed as one parameter (`idList` makes its value). */
+  inIds(expr: Sql, ids: unknown): Sql;
+  idList(ids: readonly number[]): unknown;
+  /** a and b differ, NULL counting as a value (JSON compares as text). */
+  differs(a: Sql, b: Sql, type: FieldType): Sql;
+  /** `YYYY-MM-DD` of integer year, month and day expressions. */
+  dateText(year: Sql, month: Sql, day: Sql): Sql;
+  /**
+   * A value or expression of a given type, where PostgreSQL would not infer it
+   * (parameters in select lists or alone under IS NULL, text into a json column).
+   */
+  cast(value: unknown, type: 'int' | 'text' | 'json'): Sql;
   /** Row lock for the matched records of a write (`t` is the main table's alias). */
   readonly lockMatched: Sql;
   /**

@@ -1,6 +1,7 @@
-import { PostgresDialect, sql } from 'kysely';
+import { type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import { Lru } from './lru.ts';
 
 const INT8 = 20;
 const JSON_OID = 114;
@@ -34,6 +35,14 @@ export const postgresHooks: SqlDialect = {
     kind: sql`(CASE json_typeof(k.value) WHEN 'object' THEN 'container' WHEN 'array' THEN 'container' ELSE json_typeof(k.value) END)`,
     text: sql`(CASE WHEN json_typeof(k.value) IN ('object', 'array') THEN NULL ELSE k.value #>> '{}' END)`,
   }),
+  jsonValue: (type, expr) => (type === 'int' || type === 'bool' || type === 'json' ? sql`COALESCE(CAST(${expr} AS text), 'null')`
+    : sql`COALESCE(CAST(to_json(${expr}) AS text), 'null')`),
+  joinGroup: (expr, order) => sql`string_agg(${expr}, ',' ORDER BY ${order})`,
+  inIds: (expr, ids) => sql`${expr} = ANY(CAST(${ids} AS bigint[]))`,
+  idList: (ids) => ids,
+  differs: (a, b, type) => (type === 'json' ? sql`(CAST(${a} AS text) IS DISTINCT FROM CAST(${b} AS text))` : sql`(${a} IS DISTINCT FROM ${b})`),
+  dateText: (y, m, d) => sql`(lpad(CAST(${y} AS text), 4, '0') || '-' || lpad(CAST(${m} AS text), 2, '0') || '-' || lpad(CAST(${d} AS text), 2, '0'))`,
+  cast: (value, type) => sql`CAST(${value} AS ${sql.raw(type === 'int' ? 'bigint' : type)})`,
   text: (expr) => sql`(CAST(${expr} AS text) COLLATE "C")`,
   bytewise: (expr) => sql`(${expr} COLLATE "C")`,
   like: (expr, pattern) => sql`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
@@ -43,6 +52,55 @@ export const postgresHooks: SqlDialect = {
   isForeignKeyViolation: (e) => errorCode(e) === '23503',
   isTransient: (e) => errorCode(e) === '40P01' || errorCode(e) === '40001',
 };
+
+/** Distinct statements one connection keeps prepared; past it the connection is replaced on release. */
+const NAMED_PER_CONNECTION = 250;
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+type Query = (text: unknown, values?: unknown) => unknown;
+
+/**
+ * Every statement runs as a named (prepared) statement: PostgreSQL parses and
+ * plans it once per connection instead of on every execution. The text is the
+ * key, so the same shape compiled anywhere shares one name. A connection that
+ * has prepared its bound of distinct statements (a flood of distinct filter
+ * shapes) is closed when released, so server memory stays bounded.
+ */
+function namedStatements(pool: pg.Pool): PostgresPool {
+  const names = new Lru<string, string>(4 * NAMED_PER_CONNECTION);
+  let counter = 0;
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `s${++counter}`));
+    return name;
+  };
+  const prepared = new WeakMap<pg.PoolClient, Set<string>>();
+  const patch = (client: pg.PoolClient) => {
+    if (prepared.has(client)) return;
+    const own = new Set<string>();
+    prepared.set(client, own);
+    const query = client.query.bind(client) as Query;
+    (client as unknown as { query: Query }).query = (text, values) => {
+      if (typeof text !== 'string' || !PREPARABLE.test(text)) return query(text, values);
+      const name = nameOf(text);
+      if (!own.has(name)) {
+        if (own.size >= NAMED_PER_CONNECTION) return query(text, values);
+        own.add(name);
+      }
+      return query({ name, text, values });
+    };
+  };
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      patch(client);
+      const release = client.release;
+      const own = prepared.get(client)!;
+      return Object.assign(client, { release: () => release(own.size >= NAMED_PER_CONNECTION) }) as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}
 
 export function openPostgres(connectionString: string, max = 10): PostgresDialect {
   const pool = new pg.Pool({
@@ -54,5 +112,5 @@ export function openPostgres(connectionString: string, max = 10): PostgresDialec
   // already purged by the pool, which then emits 'error': without a listener that
   // would crash the process. The next query simply opens a new connection.
   pool.on('error', () => {});
-  return new PostgresDialect({ pool });
+  return new PostgresDialect({ pool: namedStatements(pool) });
 }

@@ -3,6 +3,7 @@ import { SqliteDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import { Lru } from './lru.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
 
@@ -26,6 +27,14 @@ export const sqliteHooks: SqlDialect = {
       WHEN 'false' THEN 'boolean' WHEN 'null' THEN 'null' ELSE 'container' END)`,
     text: sql`(CASE WHEN k.type IN ('object', 'array') THEN NULL ELSE CAST(k.value AS TEXT) END)`,
   }),
+  jsonValue: (type, expr) => (type === 'int' || type === 'bool' ? sql`COALESCE(CAST(${expr} AS TEXT), 'null')`
+    : type === 'json' ? sql`COALESCE(${expr}, 'null')` : sql`json_quote(${expr})`),
+  joinGroup: (expr, order) => sql`group_concat(${expr}, ',' ORDER BY ${order})`,
+  inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
+  idList: (ids) => JSON.stringify(ids),
+  differs: (a, b) => sql`(${a} IS NOT ${b})`,
+  dateText: (y, m, d) => sql`printf('%04d-%02d-%02d', ${y}, ${m}, ${d})`,
+  cast: (value) => sql`${value}`,
   text: (expr) => sql`CAST(${expr} AS TEXT)`,
   bytewise: (expr) => expr,
   like: (expr, pattern) => sql`(${expr} LIKE ${pattern} ESCAPE '\\')`,
@@ -36,32 +45,43 @@ export const sqliteHooks: SqlDialect = {
   isTransient: (e) => errorCode(e) === 'SQLITE_BUSY',
 };
 
-/**
- * Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11).
- * Kysely prepares a statement for every query; better-sqlite3 statements are
- * reusable, so prepared statements are cached by their SQL text.
- */
-export function openSqlite(file: string): SqliteDialect {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+/** Statements prepared on one connection, kept by their text (better-sqlite3 statements are reusable). */
+function preparing(raw: BetterSqlite3.Database, max = 500) {
+  const cache = new Lru<string, BetterSqlite3.Statement>(max);
+  return (text: string) => {
+    let stmt = cache.get(text);
+    if (!stmt) cache.set(text, (stmt = raw.prepare(text)));
+    return stmt;
+  };
+}
+
+export interface SqliteConnections {
+  /** The writer, behind Kysely (which queues its users: one transaction at a time). */
+  readonly dialect: SqliteDialect;
+  /**
+   * Reads outside transactions, on a connection of their own: WAL lets them see
+   * what is committed while a write transaction is open on the writer.
+   */
+  read(text: string, params: readonly unknown[]): unknown[];
+}
+
+/** Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11). */
+export function openSqlite(file: string): SqliteConnections {
+  if (file === ':memory:') throw new Error('the embedded database needs a file (WAL readers open it a second time)');
+  mkdirSync(dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const reader = new BetterSqlite3(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  const prepareRead = preparing(reader);
   const database = {
-    close: () => raw.close(),
-    prepare(text: string) {
-      let stmt = cache.get(text);
-      if (!stmt) {
-        stmt = raw.prepare(text);
-        if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
-        cache.set(text, stmt);
-      }
-      return stmt;
-    },
+    close: () => { reader.close(); raw.close(); },
+    prepare: preparing(raw),
   };
-  return new SqliteDialect({ database });
+  return { dialect: new SqliteDialect({ database }), read: (text, params) => prepareRead(text).all(params) };
 }
 
 export type { Sql };

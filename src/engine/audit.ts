@@ -1,11 +1,21 @@
-// Audit entries are collected during a write and inserted in the same
-// transaction, just before it commits (spec §8.4).
+// Audit entries (spec §8.4) are written in the same transaction as the change.
+// Entries built in JS (creates, row-by-row updates) are buffered and inserted in
+// batches; entries of set-based changes are written by the database itself, one
+// INSERT … SELECT over the changed rows, however many there are.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { Sql } from '../db/dialect.ts';
 import { jsonObjectText } from '../model/json.ts';
-import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
-import type { Ctx } from './context.ts';
-import { valueJson } from './serialize.ts';
+import type { FieldDef, FieldType, ResourceDef, Row, SqlValue } from '../model/types.ts';
+import type { Ctx, Shape } from './context.ts';
+import { PARAMS } from './params.ts';
+
+/** A value as JSON text, as the service writes it everywhere (the same text the database writes, see jsonValue). */
+export function valueJson(type: FieldType, v: SqlValue | undefined): string {
+  if (v === null || v === undefined) return 'null';
+  if (type === 'json' || type === 'int' || type === 'bool') return String(v);
+  return JSON.stringify(v);
+}
 
 export type AuditAction = 'create' | 'update' | 'delete' | 'login' | 'logout' | 'note';
 
@@ -34,13 +44,15 @@ export function fieldsJson(fields: readonly FieldDef[], row: Row): string {
   return jsonObjectText(fields.map((f) => [f.name, valueJson(f.type, row[f.name])] as const));
 }
 
+const VERBS = { create: 'Created', update: 'Updated', delete: 'Deleted' } as const;
+
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 /** The audit entry for a change to one record of a resource. */
 export function recordEntry(def: ResourceDef, action: 'create' | 'update' | 'delete', row: Row,
   olddata: string, newdata: string, message?: string): AuditEntry {
   const id = num(row.id);
-  const verb = { create: 'Created', update: 'Updated', delete: 'Deleted' }[action];
+  const verb = VERBS[action];
   return {
     endpoint: def.name, action, recordId: id, companyId: num(row[def.scopeColumn]),
     assetId: def.audit?.asset ? num(row[def.audit.asset]) : null,
@@ -67,4 +79,23 @@ export async function insertAudit(ctx: Ctx, db: Db, logdate: string, entries: re
 export async function insertAuditEntry(ctx: Ctx, db: Db, logdate: string, entry: AuditEntry): Promise<number> {
   const { rows } = await sql<{ id: number }>`INSERT INTO auditlog (${columnList}) VALUES ${valuesOf(ctx, logdate, entry)} RETURNING id`.execute(db);
   return Number(rows[0]!.id);
+}
+
+export interface AuditSelect {
+  readonly olddata: Sql;
+  readonly newdata: Sql;
+  /** Which rows of `def` (alias `t`) the entries are about. */
+  readonly where: Sql;
+}
+
+/** One entry per row of `def` that `where` selects, built by the database (record ids ascending). */
+export function auditSelect(s: Shape, def: ResourceDef, action: 'update' | 'delete', o: AuditSelect): Sql {
+  const column = (name: string | undefined) => (name ? sql.ref(`t.${name}`) : sql`NULL`);
+  const { cast } = s.hooks;
+  const message = sql`(${sql.lit(`${VERBS[action]} ${def.name} record `)} || CAST(t.id AS TEXT))`;
+  return sql`INSERT INTO auditlog (${columnList}) SELECT ${sql.join([
+    column(def.audit?.asset), sql.ref(`t.${def.scopeColumn}`), cast(PARAMS.user, 'int'), column(def.audit?.file),
+    cast(PARAMS.now, 'text'), message, cast(o.olddata, 'json'), cast(o.newdata, 'json'), sql.lit(def.name), sql`t.id`, sql.lit(action),
+    cast(PARAMS.client, 'int'), cast(PARAMS.ip, 'text'),
+  ])} FROM ${sql.table(def.table)} AS t WHERE ${o.where} ORDER BY t.id`;
 }

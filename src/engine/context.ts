@@ -1,10 +1,11 @@
 import type { Database } from '../db/database.ts';
-import { type Clock, formatDate } from '../model/dates.ts';
+import type { SqlDialect } from '../db/dialect.ts';
+import type { Clock } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
-import type { Catalog, ComputedContext, Reference } from '../model/types.ts';
+import type { Catalog, ComputedContext, Level, Reference } from '../model/types.ts';
 import type { BlobStore } from '../storage/blobs.ts';
+import { PARAMS } from './params.ts';
 import type { Resource } from './resource.ts';
-import { type Scope, treeScope } from './scope.ts';
 
 /** A reference to a resource from a table that is not itself a resource (certificates, sessions). */
 export interface InternalReference {
@@ -45,11 +46,18 @@ export interface Ctx {
   readonly ip: string | null;
   /** Uploaded file content; null where no file can be touched (operator commands). */
   readonly blobs: BlobStore | null;
-  /** The caller's scope when already resolved (reads); otherwise the company tree CTE. */
-  readonly scope?: Scope;
 }
 
-export const scopeOf = (ctx: Ctx): Scope => ctx.scope ?? treeScope(ctx.principal.companyId);
+/**
+ * What a statement's text depends on besides the query: the dialect, the
+ * definitions and the caller's kind. Every statement key starts with `level`.
+ */
+export interface Shape {
+  readonly hooks: SqlDialect;
+  readonly catalog: Catalog;
+  readonly level: 'basic' | Level;
+}
 
-export const computedContext = (ctx: Ctx, alias: string): ComputedContext =>
-  ({ alias, hooks: ctx.database.hooks, baseUrl: ctx.baseUrl, principal: ctx.principal, today: formatDate(ctx.clock.now()) });
+export const shapeOf = (ctx: Ctx): Shape => ({ hooks: ctx.database.hooks, catalog: ctx.catalog, level: ctx.principal.level });
+
+export const computedContext = (s: Shape, alias: string): ComputedContext => ({ alias, hooks: s.hooks, level: s.level, p: PARAMS });

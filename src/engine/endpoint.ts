@@ -9,7 +9,9 @@ import type { Ctx } from './context.ts';
 import { listRecords } from './list.ts';
 import { parseQuery } from './query.ts';
 import type { Resource } from './resource.ts';
-import { createRecords, deleteRecords, updateRecords } from './write.ts';
+import { deleteRecords } from './remove.ts';
+import { updateRecords } from './update.ts';
+import { createRecords } from './write.ts';
 
 export interface Call {
   readonly ctx: Ctx;

@@ -1,15 +1,17 @@
-// GET. The scope is resolved once to company ids; then one count, one query for
-// the ids of the page (joining only what filters and ordering need), one query
-// for those records with all their embeds, and one per one-to-many embed.
-// Embeds are thus fetched for 30 records, never for every match.
+// GET. A page is at most two statements, each compiled once per shape and run
+// prepared: the count, and the page itself — its ids chosen first through the
+// indexes that serve the filters and order (a deferred join), then those records
+// written as JSON by the database with their embeds. A query that names one id
+// is a single statement: its count comes with the record.
 import { sql } from 'kysely';
-import { relationFields } from '../filter/resolve.ts';
-import type { RelationDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
-import { type Ctx, scopeOf } from './context.ts';
+import { Param, type Values } from '../db/statements.ts';
+import type { ResourceDef } from '../model/types.ts';
+import { type Ctx, type Shape, shapeOf } from './context.ts';
+import { requestValues } from './params.ts';
 import type { Query } from './query.ts';
-import { resolvedScope } from './scope.ts';
-import { joinClause, orderClause, relationsOf, visible, whereClause } from './select.ts';
-import { flatPlanFor, type Plan, planFor } from './serialize.ts';
+import { recordJson } from './record-json.ts';
+import { joinClause, orderClause, relationsOf, whereClause } from './select.ts';
+import { byId, type QueryShape, queryShape } from './shape.ts';
 
 export interface Page {
   readonly total: number;
@@ -17,49 +19,47 @@ export interface Page {
   readonly records: readonly string[];
 }
 
-export async function listRecords(unscoped: Ctx, def: ResourceDef, query: Query): Promise<Page> {
-  const ctx: Ctx = { ...unscoped, scope: await resolvedScope(unscoped.database.db, unscoped.principal.companyId) };
-  const { db } = ctx.database;
-  const w = scopeOf(ctx).with;
-  const table = sql.table(def.table);
-  const where = whereClause(ctx, def, query.conditions);
-  const filtered = relationsOf(query.conditions);
-  const counted = await sql<{ n: number | string }>`${w} SELECT COUNT(*) AS n FROM ${table} AS t
-    ${joinClause(ctx, def, filtered)} WHERE ${where}`.execute(db);
-  const total = Number(counted.rows[0]?.n ?? 0);
-  const { pageSize } = ctx.limits;
-  const offset = (query.page - 1) * pageSize;
-  if (offset >= total) return { total, records: [] };
-  const ordered = new Set([...filtered, ...query.order.flatMap((t) => (t.ref.relation ? [t.ref.relation] : []))]);
-  const { rows: page } = await sql<{ id: number }>`${w} SELECT t.id AS id FROM ${table} AS t ${joinClause(ctx, def, ordered)}
-    WHERE ${where} ORDER BY ${orderClause(ctx, query.order)} LIMIT ${pageSize} OFFSET ${offset}`.execute(db);
-  if (page.length === 0) return { total, records: [] };
-  const plan = planFor(def, ctx);
-  const ids = page.map((r) => Number(r.id));
-  const { rows } = await sql<Row>`${w} SELECT ${plan.select(ctx)} FROM ${table} AS t ${joinClause(ctx, def, def.relations)}
-    WHERE t.id IN (${sql.join(ids)}) AND ${visible(ctx, def, 't')}`.execute(db);
-  const position = new Map(ids.map((id, i) => [id, i]));
-  rows.sort((a, b) => position.get(Number(a[plan.idAlias]))! - position.get(Number(b[plan.idAlias]))!);
-  const children = await loadChildren(ctx, plan, ids);
-  return { total, records: rows.map((r) => plan.write(r, children)) };
+const table = (def: ResourceDef) => sql.table(def.table);
+const LIMIT = new Param('limit');
+const OFFSET = new Param('offset');
+
+function countSql(s: Shape, def: ResourceDef, q: QueryShape) {
+  return sql`SELECT COUNT(*) AS n FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
+    WHERE ${whereClause(s, def, q.conditions)}`;
 }
 
-/** The one-to-many embeds (an asset's files) of a page of records, by parent id. */
-async function loadChildren(ctx: Ctx, plan: Plan, ids: readonly number[]): Promise<Map<RelationDef, Map<SqlValue, string[]>>> {
-  const out = new Map<RelationDef, Map<SqlValue, string[]>>();
-  for (const { rel } of plan.many) {
-    const target = ctx.catalog.lookup(rel.resource);
-    const child = flatPlanFor(relationFields(rel, target));
-    const back = sql.ref(`t.${rel.back}`);
-    const { rows: found } = await sql<Row>`${scopeOf(ctx).with} SELECT ${child.select(ctx)}, ${back} AS parent FROM ${sql.table(target.table)} AS t
-      WHERE ${back} IN (${sql.join(ids)}) AND ${visible(ctx, target, 't')} ORDER BY t.id`.execute(ctx.database.db);
-    const byParent = new Map<SqlValue, string[]>();
-    for (const r of found) {
-      const list = byParent.get(r.parent!) ?? [];
-      list.push(child.write(r));
-      byParent.set(r.parent!, list);
-    }
-    out.set(rel, byParent);
+function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order']) {
+  const ids = sql`SELECT t.id AS id FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions, order))}
+    WHERE ${whereClause(s, def, q.conditions)} ORDER BY ${orderClause(s, order)} LIMIT ${LIMIT} OFFSET ${OFFSET}`;
+  return sql`SELECT ${recordJson(s, def)} AS j FROM (${ids}) AS p JOIN ${table(def)} AS t ON t.id = p.id
+    ${joinClause(s, def, def.relations)} ORDER BY ${orderClause(s, order)}`;
+}
+
+function oneSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order']) {
+  return sql`SELECT COUNT(*) OVER () AS n, ${recordJson(s, def)} AS j FROM ${table(def)} AS t ${joinClause(s, def, def.relations)}
+    WHERE ${whereClause(s, def, q.conditions)} ORDER BY ${orderClause(s, order)} LIMIT ${LIMIT} OFFSET ${OFFSET}`;
+}
+
+export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query): Promise<Page> {
+  const s = shapeOf(ctx);
+  const q = queryShape(query);
+  const { pageSize } = ctx.limits;
+  const values: Values = { ...requestValues(ctx), ...q.values, limit: pageSize, offset: (query.page - 1) * pageSize };
+  const { database } = ctx;
+  const prefix = `${s.level}|${def.name}|${q.where}`;
+  const count = async () => {
+    const [row] = await database.read<{ n: number | string }>(database.statements.get(`count|${prefix}`, () => countSql(s, def, q)), values);
+    return Number(row?.n ?? 0);
+  };
+  if (byId(query)) {
+    const rows = await database.read<{ n: number | string; j: string }>(
+      database.statements.get(`one|${prefix}|${q.order}`, () => oneSql(s, def, q, query.order)), values);
+    if (rows.length > 0 || query.page === 1) return { total: Number(rows[0]?.n ?? 0), records: rows.map((r) => r.j) };
+    return { total: await count(), records: [] };
   }
-  return out;
+  const total = await count();
+  if ((query.page - 1) * pageSize >= total) return { total, records: [] };
+  const rows = await database.read<{ j: string }>(
+    database.statements.get(`page|${prefix}|${q.order}`, () => pageSql(s, def, q, query.order)), values);
+  return { total, records: rows.map((r) => r.j) };
 }

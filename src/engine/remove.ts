@@ -1,13 +1,30 @@
-// Deleting records and what refers to them (spec §6): a reference marked
-// 'restrict' refuses the delete with 409, 'cascade' deletes the referring records
-// too, 'set-null' clears the reference; each affected record is audited.
+// DELETE: the matched records and what refers to them (spec §6), set-based over
+// the list of matched ids. A reference marked 'restrict' refuses the delete with
+// 409, 'cascade' deletes the referring records too, 'set-null' clears the
+// reference; every affected record is audited by one INSERT … SELECT per table.
 import { sql } from 'kysely';
-import { dataError } from '../errors.ts';
-import { chunks } from '../model/chunks.ts';
-import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
-import { fieldsJson, recordEntry, storedFields } from './audit.ts';
-import type { Registry } from './context.ts';
+import { Param } from '../db/statements.ts';
+import { dataError, filterRequired } from '../errors.ts';
+import type { FieldDef, ResourceDef } from '../model/types.ts';
+import { auditSelect, storedFields } from './audit.ts';
+import type { Ctx, Registry } from './context.ts';
+import { PARAMS } from './params.ts';
+import type { Query } from './query.ts';
+import { objectSql } from './record-json.ts';
 import type { Resource, WriteTx } from './resource.ts';
+import { columnOf } from './select.ts';
+import { amongIds, idValues, inWriteTx, matchIds, rowsOf } from './write.ts';
+
+export interface DeleteResult { readonly deleted: number; readonly found: number }
+
+export async function deleteRecords(ctx: Ctx, res: Resource, query: Query): Promise<DeleteResult> {
+  if (query.conditions.length === 0) throw filterRequired(res.def.name, 'DELETE');
+  return inWriteTx(ctx, async (tx) => {
+    const ids = await matchIds(tx, res.def, query);
+    await removeRecords(tx, res, ids);
+    return { deleted: ids.length, found: ids.length };
+  });
+}
 
 interface Referrer { readonly def: ResourceDef; readonly field: FieldDef }
 
@@ -22,66 +39,71 @@ function referrersOf(registry: Registry, def: ResourceDef): Referrer[] {
   return found;
 }
 
+const IDS = sql`${new Param('ids')}`;
 
-export async function removeRecords(tx: WriteTx, res: Resource, rows: readonly Row[]): Promise<void> {
-  if (rows.length === 0) return;
+/** Deletes the records `ids` of a resource (ascending) and applies every reference to them. */
+export async function removeRecords(tx: WriteTx, res: Resource, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
   const { def } = res;
   const registry = tx.ctx.catalog;
-  await res.hooks?.beforeDelete?.(tx, rows);
-  const ids = rows.map((r) => Number(r.id));
+  const values = idValues(tx, ids);
+  if (res.hooks?.beforeDelete) await res.hooks.beforeDelete(tx, await rowsOf(tx, def, ids));
   for (const ref of referrersOf(registry, def)) await applyReferrer(tx, def, ids, ref);
+  const { inIds } = tx.shape.hooks;
   for (const internal of registry.internal.filter((i) => i.resource === def.name)) {
-    for (const part of chunks(ids)) {
-      const where = sql`${sql.ref(internal.column)} IN (${sql.join(part)})`;
-      if (internal.onDelete === 'cascade') {
-        await sql`DELETE FROM ${sql.table(internal.table)} WHERE ${where}`.execute(tx.db);
-        continue;
-      }
-      const { rows: found } = await sql<{ ref: number }>`SELECT ${sql.ref(internal.column)} AS ref FROM ${sql.table(internal.table)}
-        WHERE ${where} LIMIT 1`.execute(tx.db);
-      if (found[0]) throw dataError(`${def.name} record ${found[0].ref} is still referenced by ${internal.table}`);
+    const key = `${internal.table}.${internal.column}`;
+    const where = inIds(sql.ref(internal.column), IDS);
+    if (internal.onDelete === 'cascade') {
+      await tx.run(`cascade|${key}`, () => sql`DELETE FROM ${sql.table(internal.table)} WHERE ${where}`, values);
+      continue;
     }
+    const { rows } = await tx.run<{ ref: number }>(`restrict|${key}`,
+      () => sql`SELECT ${sql.ref(internal.column)} AS ref FROM ${sql.table(internal.table)} WHERE ${where} LIMIT 1`, values);
+    if (rows[0]) throw dataError(`${def.name} record ${rows[0].ref} is still referenced by ${internal.table}`);
   }
-  for (const part of chunks(ids)) await sql`DELETE FROM ${sql.table(def.table)} WHERE id IN (${sql.join(part)})`.execute(tx.db);
-  const fields = storedFields(def);
-  for (const row of rows) tx.audit(recordEntry(def, 'delete', row, fieldsJson(fields, row), '{}'));
+  await tx.flushAudit();
+  await tx.run(`delete-audit|${def.name}`, () => auditSelect(tx.shape, def, 'delete', {
+    olddata: objectSql(tx.shape, storedFields(def), 't'), newdata: sql`'{}'`, where: amongIds(tx),
+  }), values);
+  await tx.run(`delete|${def.name}`, () => sql`DELETE FROM ${sql.table(def.table)} WHERE ${inIds(sql.ref('id'), IDS)}`, values);
 }
 
 async function applyReferrer(tx: WriteTx, def: ResourceDef, ids: readonly number[], { def: other, field }: Referrer): Promise<void> {
   const rule = field.references!.onDelete;
   if (rule === 'keep') return;
-  const column = sql.ref(field.column ?? field.name);
-  for (const part of chunks(ids)) {
-    // Records deleted in this same request do not hold their own kind back.
-    const notDeleted = other === def ? sql`AND id NOT IN (${sql.join(ids)})` : sql``;
-    const where = sql`${column} IN (${sql.join(part)}) ${notDeleted}`;
-    if (rule === 'restrict') {
-      const { rows } = await sql<{ ref: number }>`SELECT ${column} AS ref FROM ${sql.table(other.table)} WHERE ${where} LIMIT 1`.execute(tx.db);
-      if (rows[0]) throw dataError(`${def.name} record ${rows[0].ref} is still referenced by ${other.name}`);
-      continue;
-    }
-    const { rows } = await sql<Row>`SELECT * FROM ${sql.table(other.table)} WHERE ${where} ORDER BY id`.execute(tx.db);
-    if (rows.length === 0) continue;
-    const otherResource = tx.ctx.catalog.resource(other.name)!;
-    if (rule === 'cascade') {
-      await removeRecords(tx, otherResource, rows);
-      continue;
-    }
-    await clearReference(tx, other, field, rows);
+  const { inIds } = tx.shape.hooks;
+  const column = sql.ref(`t.${columnOf(field)}`);
+  // Records deleted in this same request do not hold their own kind back.
+  const where = other === def ? sql`${inIds(column, IDS)} AND NOT (${inIds(sql.ref('t.id'), IDS)})` : inIds(column, IDS);
+  const key = `${def.name}|${other.name}.${field.name}`;
+  const values = idValues(tx, ids);
+  if (rule === 'restrict') {
+    const { rows } = await tx.run<{ ref: number }>(`restrict|${key}`,
+      () => sql`SELECT ${column} AS ref FROM ${sql.table(other.table)} AS t WHERE ${where} LIMIT 1`, values);
+    if (rows[0]) throw dataError(`${def.name} record ${rows[0].ref} is still referenced by ${other.name}`);
+    return;
   }
+  const { rows } = await tx.run<{ id: number }>(`referrers|${key}`,
+    () => sql`SELECT t.id FROM ${sql.table(other.table)} AS t WHERE ${where} ORDER BY t.id`, values);
+  const referring = rows.map((r) => Number(r.id));
+  if (rule === 'cascade') await removeRecords(tx, tx.ctx.catalog.resource(other.name)!, referring);
+  else await clearReference(tx, other, field, referring);
 }
 
-/** Sets a reference of the given records to NULL (audited), as the engine's own cleanup: no hooks run. */
-export async function clearReference(tx: WriteTx, def: ResourceDef, field: FieldDef, rows: readonly Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const touched = def.fields.filter((f) => f.touch).map((f) => sql`${sql.ref(f.name)} = ${tx.now}`);
-  const ids = rows.map((r) => Number(r.id));
-  for (const part of chunks(ids)) {
-    await sql`UPDATE ${sql.table(def.table)} SET ${sql.join([sql`${sql.ref(field.column ?? field.name)} = NULL`, ...touched])}
-      WHERE id IN (${sql.join(part)})`.execute(tx.db);
-  }
-  for (const row of rows) {
-    const next = { ...row, [field.name]: null };
-    tx.audit(recordEntry(def, 'update', next, fieldsJson([field], row), fieldsJson([field], next)));
-  }
+/** Sets a reference of the records `ids` to NULL (audited), as the engine's own cleanup: no hooks run. */
+export async function clearReference(tx: WriteTx, def: ResourceDef, field: FieldDef, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const { hooks } = tx.shape;
+  const column = sql.ref(`t.${columnOf(field)}`);
+  const values = idValues(tx, ids);
+  const key = `${def.name}.${field.name}`;
+  const { inIds } = hooks;
+  await tx.flushAudit();
+  await tx.run(`clear-audit|${key}`, () => auditSelect(tx.shape, def, 'update', {
+    olddata: sql`(${sql.lit(`{${JSON.stringify(field.name)}:`)} || ${hooks.jsonValue(field.type, column)} || '}')`,
+    newdata: sql.lit(`{${JSON.stringify(field.name)}:null}`), where: amongIds(tx),
+  }), values);
+  const touched = def.fields.filter((f) => f.touch).map((f) => sql`, ${sql.ref(columnOf(f))} = ${PARAMS.now}`);
+  await tx.run(`clear|${key}`, () => sql`UPDATE ${sql.table(def.table)} SET ${sql.ref(columnOf(field))} = NULL ${sql.join(touched, sql``)}
+    WHERE ${inIds(sql.ref('id'), IDS)}`, values);
 }

@@ -1,46 +1,56 @@
-// PUT, POST and DELETE. Each request is one transaction: every matched record
-// changes or none does, and its audit entries commit with it (spec §6, §8.4).
+// The write transaction and PUT. Each request is one transaction: every matched
+// record changes or none does, and its audit entries commit with it (spec §6, §8.4).
 import { sql } from 'kysely';
-import { accessDenied, dataError, filterRequired, invalidValue, tooMany } from '../errors.ts';
-import { formatDate, formatDatetime } from '../model/dates.ts';
+import { execute } from '../db/database.ts';
+import type { Sql } from '../db/dialect.ts';
+import { Param } from '../db/statements.ts';
+import { dataError, invalidValue, tooMany } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';
-import type { FieldDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
+import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
 import { type AuditEntry, fieldsJson, insertAudit, recordEntry, storedFields } from './audit.ts';
 import { readFields } from './body.ts';
-import { type Ctx, scopeOf } from './context.ts';
+import { type Ctx, shapeOf } from './context.ts';
+import { requestValues } from './params.ts';
 import type { Query } from './query.ts';
 import type { Resource, WriteTx } from './resource.ts';
-import { joinClause, relationsOf, visible, whereClause } from './select.ts';
-import { removeRecords } from './remove.ts';
+import { columnOf, joinClause, relationsOf, visible, whereClause } from './select.ts';
+import { queryShape } from './shape.ts';
 
 /** A transaction that lost a deadlock or serialization conflict is run again, up to this many times. */
 const ATTEMPTS = 3;
 
+const ID = new Param('id');
+const IDS = new Param('ids');
+
 /** Runs `fn` in one transaction with the request's clock reading and audit buffer. */
 export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
-  const t = ctx.clock.now();
+  const values = requestValues(ctx);
+  const shape = shapeOf(ctx);
   for (let attempt = 1; ; attempt++) {
     const committed: (() => Promise<void>)[] = [];
     try {
       const result = await ctx.database.transaction(async (db) => {
-        const entries: AuditEntry[] = [];
+        let entries: AuditEntry[] = [];
         const heirs = new Map<number, number>();
+        const run: WriteTx['run'] = (key, build, extra) =>
+          execute(db, ctx.database.statements.get(`${shape.level}|${key}`, build), extra ? { ...values, ...extra } : values);
         const tx: WriteTx = {
-          ctx, db, now: formatDatetime(t), today: formatDate(t),
-          find: (def, id) => findInScope(ctx, db, def, id),
-          create: (name, values) => insertRecord(tx, resourceOf(ctx, name), values),
+          ctx, db, shape, values, run, now: String(values.now), today: String(values.today),
+          find: async (def, id) => (await run<Row>(`find|${def.name}`, () => findSql(tx, def), { id })).rows[0] ?? null,
+          create: async (name, record) => (await insertRecords(tx, resourceOf(ctx, name), [record]))[0]!,
           audit: (e) => entries.push(e),
-          passAudit: async (map) => {
-            for (const [from, to] of map) {
-              heirs.set(from, to);
-              await db.updateTable('auditlog').set({ company_id: to }).where('company_id', '=', from).execute();
-            }
+          async flushAudit() {
+            const batch = entries;
+            entries = [];
+            await insertAudit(ctx, db, tx.now, batch);
           },
+          passAudit: (map) => { for (const [from, to] of map) heirs.set(from, to); },
           afterCommit: (f) => committed.push(f),
         };
         const value = await fn(tx);
-        await insertAudit(ctx, db, tx.now, heirs.size === 0 ? entries
-          : entries.map((e) => (e.companyId !== null && heirs.has(e.companyId) ? { ...e, companyId: heirs.get(e.companyId)! } : e)));
+        await tx.flushAudit();
+        // A deleted company's log, its deletion included, passes to its heir.
+        for (const [from, to] of heirs) await db.updateTable('auditlog').set({ company_id: to }).where('company_id', '=', from).execute();
         return value;
       });
       for (const f of committed) await f();
@@ -62,10 +72,32 @@ function resourceOf(ctx: Ctx, name: string): Resource {
   return r;
 }
 
-async function findInScope(ctx: Ctx, db: WriteTx['db'], def: ResourceDef, id: number): Promise<Row | null> {
-  const { rows } = await sql<Row>`${scopeOf(ctx).with} SELECT t.* FROM ${sql.table(def.table)} AS t
-    WHERE t.id = ${id} AND ${visible(ctx, def, 't')}`.execute(db);
-  return rows[0] ?? null;
+const findSql = (tx: WriteTx, def: ResourceDef) =>
+  sql`SELECT t.* FROM ${sql.table(def.table)} AS t WHERE t.id = ${ID} AND ${visible(tx.shape, def, 't')}`;
+
+/** The ids of the records a POST or DELETE acts on, ascending, locked for the rest of the transaction. */
+export async function matchIds(tx: WriteTx, def: ResourceDef, query: Query): Promise<number[]> {
+  const q = queryShape(query);
+  const s = tx.shape;
+  const { rows } = await tx.run<{ id: number }>(`match|${def.name}|${q.where}`, () => sql`SELECT t.id AS id FROM ${sql.table(def.table)} AS t
+    ${joinClause(s, def, relationsOf(q.conditions))} WHERE ${whereClause(s, def, q.conditions)} ORDER BY t.id ${s.hooks.lockMatched}`, q.values);
+  return rows.map((r) => Number(r.id));
+}
+
+/** `t.id` is one of the ids bound as `ids` (see `idValues`). */
+export const amongIds = (tx: WriteTx, alias = 't') => tx.shape.hooks.inIds(sql.ref(`${alias}.id`), IDS);
+export const idValues = (tx: WriteTx, ids: readonly number[]) => ({ ids: tx.shape.hooks.idList(ids) });
+
+/** The stored records with these ids, ascending. */
+export async function rowsOf(tx: WriteTx, def: ResourceDef, ids: readonly number[]): Promise<Row[]> {
+  if (ids.length === 0) return [];
+  return (await tx.run(`rows|${def.name}`, () => sql`SELECT t.* FROM ${sql.table(def.table)} AS t WHERE ${amongIds(tx)} ORDER BY t.id`,
+    idValues(tx, ids))).rows;
+}
+
+/** The matched records, locked (row-by-row writes). */
+export async function matchRows(tx: WriteTx, def: ResourceDef, query: Query): Promise<Row[]> {
+  return rowsOf(tx, def, await matchIds(tx, def, query));
 }
 
 // ---- PUT ----------------------------------------------------------------------
@@ -73,15 +105,11 @@ async function findInScope(ctx: Ctx, db: WriteTx['db'], def: ResourceDef, id: nu
 export async function createRecords(ctx: Ctx, res: Resource, items: readonly JsonObject[]): Promise<number[]> {
   if (items.length > ctx.limits.maxBatch) throw tooMany(items.length, ctx.limits.maxBatch);
   const records = items.map((o) => readBody(ctx, res, o, 'create'));
-  return inWriteTx(ctx, async (tx) => {
-    const ids: number[] = [];
-    for (const r of records) ids.push(await insertRecord(tx, res, r));
-    return ids;
-  });
+  return inWriteTx(ctx, (tx) => insertRecords(tx, res, records));
 }
 
 /** A body's fields, checked against the definition and the resource's own rules. */
-function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'create' | 'update'): Row {
+export function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'create' | 'update'): Row {
   const values = readFields(res.def, body, mode, ctx.limits);
   res.hooks?.validate?.(ctx, values, mode);
   return values;
@@ -92,27 +120,52 @@ function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'create' | 'u
  * any hook reads about that place, so that no answer tells a company outside the
  * scope apart from a missing one (spec §3).
  */
-const placing = (def: ResourceDef, values: Row) =>
+export const placing = (def: ResourceDef, values: Row) =>
   def.fields.filter((f) => f.references?.rule === 'in-scope' && values[f.name] !== undefined);
 
-export async function insertRecord(tx: WriteTx, res: Resource, values: Row): Promise<number> {
+/** Checks and inserts records in their order; returns their ids in the same order. */
+export async function insertRecords(tx: WriteTx, res: Resource, items: readonly Row[]): Promise<number[]> {
   const { def } = res;
-  const record = withDefaults(tx, def, values);
-  await checkReferences(tx, def, record, placing(def, values));
-  await res.hooks?.beforeCreate?.(tx, record);
-  for (const f of def.fields) {
-    if (f.required && (record[f.name] === undefined || record[f.name] === null)) throw invalidValue(f.name);
+  const found = memoFind(tx);
+  const records: Row[] = [];
+  for (const values of items) {
+    const record = withDefaults(tx, def, values);
+    await checkReferences(tx, def, record, placing(def, values), found);
+    await res.hooks?.beforeCreate?.(tx, record);
+    for (const f of def.fields) {
+      if (f.required && (record[f.name] === undefined || record[f.name] === null)) throw invalidValue(f.name);
+    }
+    await checkReferences(tx, def, record, def.fields, found);
+    await checkUnique(tx, def, record, null, Object.keys(record), records);
+    await res.hooks?.beforeInsert?.(tx, record);
+    records.push(record);
   }
-  await checkReferences(tx, def, record, def.fields);
-  await checkUnique(tx, def, record, null, Object.keys(record));
-  await res.hooks?.beforeInsert?.(tx, record);
-  const columns = Object.keys(record);
-  const { rows } = await sql<{ id: number }>`INSERT INTO ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
-    VALUES (${sql.join(columns.map((c) => record[c]))}) RETURNING id`.execute(tx.db);
-  const id = Number(rows[0]!.id);
-  const created = { ...record, id };
-  tx.audit(recordEntry(def, 'create', created, '{}', fieldsJson(storedFields(def).filter((f) => f.name in created), created)));
-  return id;
+  const ids: number[] = [];
+  for (const run of sameColumns(records)) ids.push(...await insertRun(tx, def, run));
+  records.forEach((record, i) => {
+    const created = { ...record, id: ids[i]! };
+    tx.audit(recordEntry(def, 'create', created, '{}', fieldsJson(storedFields(def).filter((f) => f.name in created), created)));
+  });
+  return ids;
+}
+
+/** Consecutive records with the same columns, at most 100 to a statement. */
+function* sameColumns(records: readonly Row[]): Generator<Row[]> {
+  let run: Row[] = [];
+  const columnsOf = (r: Row) => Object.keys(r).join(',');
+  for (const r of records) {
+    if (run.length > 0 && (run.length === 100 || columnsOf(run[0]!) !== columnsOf(r))) { yield run; run = []; }
+    run.push(r);
+  }
+  if (run.length > 0) yield run;
+}
+
+/** One multi-row INSERT. Ids are assigned in row order, so ascending ids are the rows' ids in order. */
+async function insertRun(tx: WriteTx, def: ResourceDef, rows: readonly Row[]): Promise<number[]> {
+  const columns = Object.keys(rows[0]!);
+  const { rows: out } = await sql<{ id: number }>`INSERT INTO ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
+    VALUES ${sql.join(rows.map((r) => sql`(${sql.join(columns.map((c) => r[c]))})`))} RETURNING id`.execute(tx.db);
+  return out.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
 function withDefaults(tx: WriteTx, def: ResourceDef, values: Row): Row {
@@ -127,94 +180,54 @@ function withDefaults(tx: WriteTx, def: ResourceDef, values: Row): Row {
   return record;
 }
 
+type Find = (def: ResourceDef, id: number) => Promise<Row | null>;
+
+/** tx.find, remembering answers for one batch (many new records name the same few). */
+function memoFind(tx: WriteTx): Find {
+  const seen = new Map<string, Promise<Row | null>>();
+  return (def, id) => {
+    const key = `${def.name}:${id}`;
+    let found = seen.get(key);
+    if (!found) seen.set(key, (found = tx.find(def, id)));
+    return found;
+  };
+}
+
 /**
  * Every id a record refers to must be a record the caller can see, and (for
  * 'same-company' references) of the record's own company (spec §3).
  */
-export async function checkReferences(tx: WriteTx, def: ResourceDef, record: Row, fields: readonly FieldDef[]): Promise<void> {
+export async function checkReferences(tx: WriteTx, def: ResourceDef, record: Row, fields: readonly FieldDef[], find: Find = tx.find): Promise<void> {
   for (const f of fields) {
     const value = record[f.name];
     if (!f.references || value === null || value === undefined) continue;
     const target = tx.ctx.catalog.lookup(f.references.resource);
-    const found = await tx.find(target, Number(value));
+    const found = await find(target, Number(value));
     if (!found) throw invalidValue(f.name);
     if (f.references.rule === 'same-company' && found[target.scopeColumn] !== record[def.scopeColumn]) throw invalidValue(f.name);
   }
 }
 
-async function checkUnique(tx: WriteTx, def: ResourceDef, record: Row, selfId: number | null, changed: readonly string[]): Promise<void> {
+export const alreadyInUse = (def: ResourceDef, columns: readonly string[], record: Row) => {
+  const last = columns[columns.length - 1]!;
+  return dataError(`${def.name} ${last} ${JSON.stringify(record[last])} is already in use`);
+};
+
+/** Unique values (spec §6): against the stored records and the records of the same batch before this one. */
+export async function checkUnique(tx: WriteTx, def: ResourceDef, record: Row, selfId: number | null, changed: readonly string[],
+  batch: readonly Row[] = []): Promise<void> {
   for (const columns of def.unique ?? []) {
     if (!columns.some((c) => changed.includes(c)) || columns.some((c) => record[c] === null || record[c] === undefined)) continue;
-    const same = columns.map((c) => sql`${sql.ref(c)} = ${record[c]}`);
-    if (selfId !== null) same.push(sql`id <> ${selfId}`);
-    const { rows } = await sql`SELECT id FROM ${sql.table(def.table)} WHERE ${sql.join(same, sql` AND `)} LIMIT 1`.execute(tx.db);
-    const last = columns[columns.length - 1]!;
-    if (rows.length > 0) throw dataError(`${def.name} ${last} ${JSON.stringify(record[last])} is already in use`);
+    if (batch.some((r) => columns.every((c) => r[c] === record[c]))) throw alreadyInUse(def, columns, record);
+    const values = Object.fromEntries(columns.map((c, i) => [`u${i}`, record[c]]));
+    const same = columns.map((c, i) => sql`${sql.ref(c)} = ${new Param(`u${i}`)}`);
+    const { rows } = await tx.run(`unique|${def.name}|${columns.join(',')}`,
+      () => sql`SELECT id FROM ${sql.table(def.table)} WHERE ${sql.join(same, sql` AND `)} AND id <> ${ID} LIMIT 1`,
+      { ...values, id: selfId ?? 0 });
+    if (rows.length > 0) throw alreadyInUse(def, columns, record);
   }
 }
 
-// ---- POST ---------------------------------------------------------------------
-
-export interface UpdateResult { readonly updated: number; readonly found: number }
-
-export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject): Promise<UpdateResult> {
-  if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
-  const changes = readBody(ctx, res, body, 'update');
-  checkFieldAccess(ctx, res.def, changes);
-  return inWriteTx(ctx, async (tx) => {
-    const rows = await matchRows(tx, res.def, query);
-    let updated = 0;
-    for (const row of rows) if (await updateRecord(tx, res, row, { ...changes })) updated++;
-    return { updated, found: rows.length };
-  });
-}
-
-/** A session below admin may POST only the fields the resource opens to it (`userPost`). */
-function checkFieldAccess(ctx: Ctx, def: ResourceDef, changes: Row): void {
-  const { level } = ctx.principal;
-  if (level === 'basic' || level === 'admin' || !def.userPost) return;
-  if (Object.keys(changes).some((k) => !def.userPost!.includes(k))) throw accessDenied('POST', def.name, 'admin');
-}
-
-/** Applies `changes` to one stored record; false when nothing actually changed. */
-export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes: Row): Promise<boolean> {
-  const { def } = res;
-  await checkReferences(tx, def, { ...old, ...changes }, placing(def, changes));
-  await res.hooks?.beforeUpdate?.(tx, old, changes);
-  const changed = storedFields(def).filter((f) => changes[f.name] !== undefined && changes[f.name] !== old[f.name]);
-  if (changed.length === 0) return false;
-  const next: Row = { ...old };
-  for (const f of changed) next[f.name] = changes[f.name]!;
-  // A record that changes company has all its references re-checked (spec §3), not only the changed ones.
-  await checkReferences(tx, def, next, changed.some((f) => f.name === def.scopeColumn) ? def.fields : changed);
-  await checkUnique(tx, def, next, Number(old.id), changed.map((f) => f.name));
-  const sets: [string, SqlValue][] = changed.map((f) => [f.name, next[f.name]!]);
-  for (const f of def.fields) if (f.touch) { next[f.name] = tx.now; sets.push([f.name, tx.now]); }
-  await sql`UPDATE ${sql.table(def.table)} SET ${sql.join(sets.map(([c, v]) => sql`${sql.ref(c)} = ${v}`))}
-    WHERE id = ${old.id}`.execute(tx.db);
-  tx.audit(recordEntry(def, 'update', next, fieldsJson(changed, old), fieldsJson(changed, next)));
-  await res.hooks?.afterUpdate?.(tx, old, next);
-  return true;
-}
-
-/** The records a POST or DELETE acts on, locked for the rest of the transaction. */
-export async function matchRows(tx: WriteTx, def: ResourceDef, query: Query): Promise<Row[]> {
-  const { ctx } = tx;
-  const { rows } = await sql<Row>`${scopeOf(ctx).with} SELECT t.* FROM ${sql.table(def.table)} AS t
-    ${joinClause(ctx, def, relationsOf(query.conditions))} WHERE ${whereClause(ctx, def, query.conditions)}
-    ORDER BY t.id ${ctx.database.hooks.lockMatched}`.execute(tx.db);
-  return rows;
-}
-
-// ---- DELETE -------------------------------------------------------------------
-
-export interface DeleteResult { readonly deleted: number; readonly found: number }
-
-export async function deleteRecords(ctx: Ctx, res: Resource, query: Query): Promise<DeleteResult> {
-  if (query.conditions.length === 0) throw filterRequired(res.def.name, 'DELETE');
-  return inWriteTx(ctx, async (tx) => {
-    const rows = await matchRows(tx, res.def, query);
-    await removeRecords(tx, res, rows);
-    return { deleted: rows.length, found: rows.length };
-  });
-}
+/** `SET col = …` items of an UPDATE, in the definition's order. */
+export const setList = (items: readonly [FieldDef, Sql][]) =>
+  sql.join(items.map(([f, v]) => sql`${sql.ref(columnOf(f))} = ${v}`));

@@ -3,18 +3,23 @@
 // NULL and missing JSON keys, every other operator never matches NULL.
 import { sql } from 'kysely';
 import type { Sql, SqlDialect } from '../db/dialect.ts';
+import type { Param } from '../db/statements.ts';
 import { invalidFilter } from '../errors.ts';
 import { addDays, isDate, isDatetime } from '../model/dates.ts';
 import type { FilterSegment, Operator } from './parse.ts';
 import type { FieldRef } from './resolve.ts';
 
+/** A value as typed, or the parameter that stands for it in a compiled statement. */
+export type Bound<T> = T | Param;
+
 export type Typed =
   | { readonly kind: 'null' }
-  | { readonly kind: 'scalar'; readonly value: string | number }
+  | { readonly kind: 'scalar'; readonly value: Bound<string | number> }
   /** A date-only value against a datetime field: compares the date part. */
-  | { readonly kind: 'day'; readonly day: string; readonly next: string }
-  | { readonly kind: 'contains'; readonly pattern: string }
-  | { readonly kind: 'json'; readonly text: string; readonly number: number | null };
+  | { readonly kind: 'day'; readonly day: Bound<string>; readonly next: Bound<string> }
+  | { readonly kind: 'contains'; readonly pattern: Bound<string> }
+  /** `number` is null when the value is no JSON number (the statement's shape differs). */
+  | { readonly kind: 'json'; readonly text: Bound<string>; readonly number: Bound<number> | null };
 
 export interface Condition {
   readonly segment: FilterSegment;
@@ -64,6 +69,7 @@ const cmp = (expr: Sql, op: Operator, v: unknown): Sql => sql`(${expr} ${sql.raw
 
 /** SQL for one condition; `expr` is the field's column or computed expression. */
 export function compileCondition(c: Condition, expr: Sql, hooks: SqlDialect): Sql {
+  // Every value below is a parameter; only the field, operator and kind of value shape the SQL.
   if (c.ref.keys.length > 0 || c.ref.field.type === 'json') return compileJson(c, hooks.json(expr, c.ref.keys), hooks);
   const { op } = c.segment;
   const v = c.value;

@@ -35,14 +35,27 @@ export function addDays(date: string, days: number): string {
   return formatDate(t);
 }
 
-/** `date` plus whole months, the day clamped to the target month's end (Jan 31 + 1 → Feb 28/29). */
-export function addMonths(date: string, months: number): string {
-  const t = parseDate(date);
-  const day = t.getUTCDate();
-  const first = new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + months, 1));
-  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  first.setUTCDate(Math.min(day, last));
-  return formatDate(first);
+/** Months since year 0 of the first and last month a date can have (years 0001–9999). */
+export const MONTHS_MIN = 12;
+export const MONTHS_MAX = 9999 * 12 + 11;
+
+/**
+ * `date` plus whole months, the day clamped to the target month's end (Jan 31 + 1
+ * → Feb 28/29); null when that leaves the years 0001–9999.
+ */
+export function addMonths(date: string, months: number): string | null {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const target = year * 12 + month - 1 + months;
+  if (!Number.isSafeInteger(target) || target < MONTHS_MIN || target > MONTHS_MAX) return null;
+  const y = Math.floor(target / 12);
+  const m = (target % 12) + 1;
+  return `${pad(y, 4)}-${pad(m)}-${pad(Math.min(day, daysInMonth(y, m)))}`;
+}
+
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+export function daysInMonth(year: number, month: number): number {
+  return month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 /** The injectable source of "now" (tests move it; the server uses the system clock). */

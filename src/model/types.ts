@@ -1,6 +1,5 @@
 // The shape of a resource definition: the one table every layer reads. Types only.
 import type { Sql, SqlDialect } from '../db/dialect.ts';
-import type { Principal } from './principal.ts';
 
 /** A value as it travels between the engine and SQL. JSON fields hold canonical JSON text. */
 export type SqlValue = string | number | null;
@@ -46,15 +45,30 @@ export interface FieldDef {
   readonly computed?: (c: ComputedContext) => Sql;
 }
 
+/** The request values a statement may use: parameters, bound when it runs (never SQL text). */
+export interface RequestParams {
+  /** Root of the caller's scope. */
+  readonly root: unknown;
+  /** The session's user and that user's company (NULL in basic mode). */
+  readonly user: unknown;
+  readonly userCompany: unknown;
+  /** The request's date (`YYYY-MM-DD`, UTC) and time (`YYYY-MM-DD HH:MM:SS`). */
+  readonly today: unknown;
+  readonly now: unknown;
+  readonly baseUrl: unknown;
+  /** The certificate and the address of the caller (audit entries). */
+  readonly client: unknown;
+  readonly ip: unknown;
+}
+
 /** What a computed field's SQL may depend on. */
 export interface ComputedContext {
   /** Alias of the table the field belongs to in this query. */
   readonly alias: string;
   readonly hooks: SqlDialect;
-  readonly baseUrl: string;
-  readonly principal: Principal;
-  /** The request's date (`YYYY-MM-DD`, UTC). */
-  readonly today: string;
+  /** The caller's kind, which may change a statement's shape ('basic': a certificate without a session). */
+  readonly level: 'basic' | Level;
+  readonly p: RequestParams;
 }
 
 export interface RelationDef {

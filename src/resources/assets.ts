@@ -1,16 +1,50 @@
 // Assets and their check dates (spec §7.2).
-import type { Resource, WriteTx } from '../engine/resource.ts';
+import { sql } from 'kysely';
+import type { Sql } from '../db/dialect.ts';
+import { Param } from '../db/statements.ts';
+import type { Derived, Resource, WriteTx } from '../engine/resource.ts';
 import { dataError } from '../errors.ts';
-import { addMonths } from '../model/dates.ts';
+import { addMonths, MONTHS_MAX, MONTHS_MIN } from '../model/dates.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, date, embed, id, modified, ref, required, text } from './fields.ts';
 
-/** A POST/PUT that records a check without naming the next one advances `next_check` by `period` months. */
-function advanceNextCheck(record: Row, changes: Row): void {
-  if (changes.last_check === undefined || changes.last_check === null || changes.next_check !== undefined) return;
-  const period = changes.period !== undefined ? changes.period : record.period;
-  if (typeof period === 'number') changes.next_check = addMonths(String(changes.last_check), period);
+const advances = (changes: Row) => changes.last_check !== undefined && changes.last_check !== null && changes.next_check === undefined;
+
+/** A PUT that records a check without naming the next one sets `next_check` to `period` months later. */
+function advanceNextCheck(record: Row): void {
+  if (!advances(record) || typeof record.period !== 'number') return;
+  const next = addMonths(String(record.last_check), record.period);
+  if (next !== null) record.next_check = next;
+}
+
+/**
+ * The same rule for a POST, per record in SQL: `next_check` = `last_check` plus
+ * the record's (or the body's) `period` months, the day clamped to the month's
+ * end; unchanged without a period or beyond the calendar (as addMonths).
+ */
+function deriveNextCheck(tx: WriteTx, changes: Row): Derived | null {
+  if (!advances(changes)) return null;
+  const { hooks } = tx.shape;
+  const [year, month, day] = String(changes.last_check).split('-').map(Number) as [number, number, number];
+  const period = changes.period !== undefined ? hooks.cast(new Param('d_period'), 'int') : sql.ref('t.period');
+  const months = sql`(${hooks.cast(new Param('d_months'), 'int')} + ${period})`;
+  const y = sql`(${months} / 12)`;
+  const m = sql`(${months} % 12 + 1)`;
+  const expr = sql`(CASE WHEN ${period} IS NULL OR ${months} < ${MONTHS_MIN} OR ${months} > ${MONTHS_MAX} THEN t.next_check
+    ELSE ${hooks.dateText(y, m, clampedDay(y, m, hooks.cast(new Param('d_day'), 'int')))} END)`;
+  return {
+    field: 'next_check', key: changes.period !== undefined ? 'advance-by-body' : 'advance', expr,
+    values: { d_period: changes.period ?? null, d_months: year * 12 + month - 1, d_day: day },
+  };
+}
+
+/** `day`, or the last day of month `m` of year `y` when that is earlier. */
+function clampedDay(y: Sql, m: Sql, day: Sql): Sql {
+  const leap = sql`((${y} % 4 = 0 AND ${y} % 100 <> 0) OR ${y} % 400 = 0)`;
+  const last = sql`(CASE ${m} WHEN 2 THEN (CASE WHEN ${leap} THEN 29 ELSE 28 END) WHEN 4 THEN 30 WHEN 6 THEN 30
+    WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END)`;
+  return sql`(CASE WHEN ${day} <= ${last} THEN ${day} ELSE ${last} END)`;
 }
 
 /** A company with an approving system takes new assets only through the queue, except from that system (spec §8.1). */
@@ -43,8 +77,8 @@ export const assets: Resource = {
     audit: { asset: 'id' },
   },
   hooks: {
-    beforeCreate: (_tx, record) => advanceNextCheck({}, record),
+    beforeCreate: (_tx, record) => advanceNextCheck(record),
     beforeInsert: refuseUnapproved,
-    beforeUpdate: (_tx, old, changes) => advanceNextCheck(old, changes),
+    derive: deriveNextCheck,
   },
 };

@@ -19,7 +19,7 @@ export const auditlog: Resource = {
     access: { GET: 'readonly', PUT: 'user', POST: 'admin', DELETE: 'admin' },
     // Entries about users, logins and sessions: basic mode and admin sessions only (spec §7.11);
     // so are those about messages, whose text a session below admin may not see (§7.12).
-    visible: (c) => (c.principal.level === 'user' || c.principal.level === 'readonly'
+    visible: (c) => (c.level === 'user' || c.level === 'readonly'
       ? sql`${sql.ref(`${c.alias}.endpoint`)} NOT IN ('users', 'login', 'logout', 'password', 'sessions', 'webhooks', 'messages')` : null),
     fields: [
       id,

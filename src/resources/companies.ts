@@ -28,10 +28,8 @@ function managerText(companyData: SqlValue | undefined): string | null {
 
 /** The company and all its ancestors, nearest first. */
 export async function ancestorsOf(db: Db, companyIdValue: number): Promise<number[]> {
-  const { rows } = await sql<{ id: number }>`WITH RECURSIVE up(id, parent_id, depth) AS (
-      SELECT id, parent_id, 0 FROM companies WHERE id = ${companyIdValue}
-      UNION SELECT c.id, c.parent_id, up.depth + 1 FROM companies c JOIN up ON c.id = up.parent_id WHERE up.depth < 1000)
-    SELECT id FROM up ORDER BY depth`.execute(db);
+  const { rows } = await sql<{ id: number }>`SELECT ancestor_id AS id FROM company_closure
+    WHERE descendant_id = ${companyIdValue} ORDER BY depth`.execute(db);
   return rows.map((r) => Number(r.id));
 }
 
@@ -71,9 +69,8 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
 /** A move may not take the company, or any company below it, out of its approving system's scope. */
 async function afterUpdate(tx: WriteTx, old: Row, next: Row): Promise<void> {
   if (next.parent_id === old.parent_id) return;
-  const { rows } = await sql<{ id: number; data: SqlValue }>`WITH RECURSIVE down(id) AS (
-      SELECT CAST(${old.id} AS bigint) UNION SELECT c.id FROM companies c JOIN down d ON c.parent_id = d.id)
-    SELECT id, data FROM companies WHERE id IN (SELECT id FROM down)`.execute(tx.db);
+  const { rows } = await sql<{ id: number; data: SqlValue }>`SELECT c.id, c.data FROM companies c
+    JOIN company_closure cc ON cc.descendant_id = c.id WHERE cc.ancestor_id = ${old.id}`.execute(tx.db);
   for (const r of rows) {
     if (managerText(r.data) !== null) await checkManager(tx, r.data, await ancestorsOf(tx.db, Number(r.id)), 'parent_id');
   }

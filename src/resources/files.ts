@@ -33,7 +33,7 @@ export const files: Resource = {
     fields: [
       id,
       { name: 'upload_uuid', type: 'string', nullable: true },
-      { name: 'upload_endpoint', type: 'string', computed: (c) => sql`(${`${c.baseUrl}/3.0/upload/`} || ${sql.ref(`${c.alias}.token`)})` },
+      { name: 'upload_endpoint', type: 'string', computed: (c) => sql`(${c.hooks.cast(c.p.baseUrl, 'text')} || '/3.0/upload/' || ${sql.ref(`${c.alias}.token`)})` },
       { name: 'filedate', type: 'date', writable: 'always', default: 'today' },
       text('description'),
       text('filename', { format: 'filename' }),

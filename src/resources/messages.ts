@@ -2,6 +2,7 @@
 // company; its `message_read` is then per user (table message_reads): a session
 // sees and sets its own state, basic mode sees 1 once every recipient has read it.
 import { sql } from 'kysely';
+import { Param } from '../db/statements.ts';
 import { computedContext } from '../engine/context.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { accessDenied } from '../errors.ts';
@@ -10,17 +11,16 @@ import { companyId, data, date, embed, flag, id, modified, ref, text, USER_CREAT
 
 function messageRead(c: ComputedContext) {
   const t = (col: string) => sql.ref(`${c.alias}.${col}`);
-  const user = c.principal.session?.userId;
-  const forCompany = user !== undefined
-    ? sql`(CASE WHEN EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = ${t('id')} AND r.user_id = ${user}) THEN 1 ELSE 0 END)`
+  const forCompany = c.level !== 'basic'
+    ? sql`(CASE WHEN EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = ${t('id')} AND r.user_id = ${c.p.user}) THEN 1 ELSE 0 END)`
     : sql`(CASE WHEN EXISTS (SELECT 1 FROM users u WHERE u.company_id = ${t('company_id')} AND NOT EXISTS
         (SELECT 1 FROM message_reads r WHERE r.message_id = ${t('id')} AND r.user_id = u.id)) THEN 0 ELSE 1 END)`;
   return sql`(CASE WHEN ${t('target_user_id')} IS NOT NULL THEN ${t('message_read')} ELSE ${forCompany} END)`;
 }
 
 async function effectiveRead(tx: WriteTx, message: Row): Promise<number> {
-  const { rows } = await sql<{ v: number }>`SELECT ${messageRead(computedContext(tx.ctx, 't'))} AS v
-    FROM messages t WHERE t.id = ${message.id}`.execute(tx.db);
+  const { rows } = await tx.run<{ v: number }>('message-read', () => sql`SELECT ${messageRead(computedContext(tx.shape, 't'))} AS v
+    FROM messages t WHERE t.id = ${new Param('id')}`, { id: message.id });
   return Number(rows[0]?.v ?? 0);
 }
 
@@ -43,13 +43,13 @@ async function setCompanyRead(tx: WriteTx, message: Row, read: boolean): Promise
  * (target null) to the user's company, within their date range; or sent by the user.
  */
 function visible(c: ComputedContext) {
-  const s = c.principal.session;
-  if (!s) return null;
+  if (c.level === 'basic') return null;
   const t = (col: string) => sql.ref(`${c.alias}.${col}`);
-  const inRange = sql`(${t('date_range_start')} IS NULL OR ${t('date_range_start')} <= ${c.today})
-    AND (${t('date_range_end')} IS NULL OR ${t('date_range_end')} >= ${c.today})`;
-  const addressed = sql`(${t('target_user_id')} = ${s.userId} OR (${t('target_user_id')} IS NULL AND ${t('company_id')} = ${s.companyId}))`;
-  return sql`((${addressed} AND ${inRange}) OR ${t('sender_user_id')} = ${s.userId})`;
+  const { user, userCompany, today } = c.p;
+  const inRange = sql`(${t('date_range_start')} IS NULL OR ${t('date_range_start')} <= ${today})
+    AND (${t('date_range_end')} IS NULL OR ${t('date_range_end')} >= ${today})`;
+  const addressed = sql`(${t('target_user_id')} = ${user} OR (${t('target_user_id')} IS NULL AND ${t('company_id')} = ${userCompany}))`;
+  return sql`((${addressed} AND ${inRange}) OR ${t('sender_user_id')} = ${user})`;
 }
 
 async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> {

@@ -3,8 +3,9 @@
 // for people (`$` keys are API-only), and what the company declared about them in
 // its `data.custom_fields` ({"assets": {"costcode": {"display_name", "type", "options", "constraints"}}}).
 import { sql } from 'kysely';
-import { type Ctx, scopeOf } from '../engine/context.ts';
+import { type Ctx, shapeOf } from '../engine/context.ts';
 import type { Endpoint } from '../engine/endpoint.ts';
+import { readRows } from '../engine/params.ts';
 import { visible } from '../engine/select.ts';
 import { invalidFilter } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
@@ -32,12 +33,12 @@ function inferType(stats: readonly KeyStats[]): string {
 
 async function keysOf(ctx: Ctx, def: ResourceDef): Promise<Map<string, KeyStats[]>> {
   const e = ctx.database.hooks.jsonEntries(sql.ref('t.data'));
-  const { rows } = await sql<KeyStats>`${scopeOf(ctx).with}
+  const rows = await readRows<KeyStats>(ctx, `metadata|${def.name}`, () => sql`
     SELECT ${e.key} AS key, ${e.kind} AS kind, COUNT(*) AS n, MIN(${e.text}) AS lo, MAX(${e.text}) AS hi,
       SUM(CASE WHEN ${e.text} LIKE '____-__-__' THEN 1 ELSE 0 END) AS dates,
       SUM(CASE WHEN ${e.text} LIKE '____-__-__ __:__:__' THEN 1 ELSE 0 END) AS datetimes
-    FROM ${sql.table(def.table)} AS t ${e.join} WHERE ${visible(ctx, def, 't')}
-    GROUP BY 1, 2 ORDER BY 1, 2`.execute(ctx.database.db);
+    FROM ${sql.table(def.table)} AS t ${e.join} WHERE ${visible(shapeOf(ctx), def, 't')}
+    GROUP BY 1, 2 ORDER BY 1, 2`);
   const out = new Map<string, KeyStats[]>();
   for (const r of rows) out.set(r.key, [...(out.get(r.key) ?? []), r]);
   return out;

@@ -8,7 +8,8 @@ import { listRecords } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { clearReference, removeRecords } from '../engine/remove.ts';
-import { inWriteTx, updateRecord } from '../engine/write.ts';
+import { updateRecord } from '../engine/update.ts';
+import { inWriteTx } from '../engine/write.ts';
 import { invalidFilter, invalidValue } from '../errors.ts';
 import type { ResourceDef, Row } from '../model/types.ts';
 import { assetqueue } from './assetqueue.ts';
@@ -52,7 +53,7 @@ async function carryReminders(tx: WriteTx, assetId: number, companyId: number): 
     if (personal) companyWide.add(String(row.due_date));
     await updateRecord(tx, assetreminders, row, personal ? { company_id: companyId, user_id: null } : { company_id: companyId });
   }
-  await removeRecords(tx, assetreminders, merged);
+  await removeRecords(tx, assetreminders, merged.map((r) => Number(r.id)));
 }
 
 export const moveassetEndpoint: Endpoint = {
@@ -79,7 +80,8 @@ export const moveassetEndpoint: Endpoint = {
         await carryFiles(tx, assetId, companyId);
         await carryReminders(tx, assetId, companyId);
         // A queue entry stays with its company; it no longer names an asset of another one.
-        await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, await recordsOf(tx, assetqueue, assetId));
+        const queued = (await recordsOf(tx, assetqueue, assetId)).map((r) => Number(r.id));
+        await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, queued);
       });
       const query = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
       const page = await listRecords(ctx, assets.def, query);

@@ -3,21 +3,26 @@
 import { sql } from 'kysely';
 import { counts, type Call, type Endpoint } from '../engine/endpoint.ts';
 import { fieldsJson, recordEntry } from '../engine/audit.ts';
-import { type Ctx, scopeOf } from '../engine/context.ts';
+import { type Ctx, shapeOf } from '../engine/context.ts';
+import { readRows } from '../engine/params.ts';
 import { visible } from '../engine/select.ts';
-import { inWriteTx, updateRecord } from '../engine/write.ts';
+import { updateRecord } from '../engine/update.ts';
+import { inWriteTx } from '../engine/write.ts';
+import { Param } from '../db/statements.ts';
 import { accessDenied, notFound, tooLarge } from '../errors.ts';
 import type { Row } from '../model/types.ts';
 import { type BlobStore, type PendingBlob, storageError } from '../storage/blobs.ts';
 import { blobLock, files, removeUnusedBlob } from './files.ts';
+
+const TOKEN = new Param('token');
 
 const missing = (token: string) => notFound(`Upload ${token} does not exist`);
 
 async function fileOf(c: Call): Promise<{ token: string; row: Row }> {
   const token = c.segments.join('/');
   const { ctx } = c;
-  const { rows } = await sql<Row>`${scopeOf(ctx).with} SELECT t.* FROM files AS t
-    WHERE t.token = ${token} AND ${visible(ctx, files.def, 't')}`.execute(ctx.database.db);
+  const rows = await readRows<Row>(ctx, 'upload-file', () => sql`SELECT t.* FROM files AS t
+    WHERE t.token = ${TOKEN} AND ${visible(shapeOf(ctx), files.def, 't')}`, { token });
   if (c.segments.length !== 1 || !rows[0]) throw missing(token);
   return { token, row: rows[0] };
 }

@@ -44,7 +44,7 @@ export interface FreshDatabase { readonly database: Database; readonly url: stri
 export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'asset-tracker-test-'));
-    const database = openDatabase({ dataDir: dir });
+    const database = openDatabase({ dataDir: dir, verifyStatements: true });
     await migrate(database.db);
     return { database, url: undefined, async drop() { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
   }
@@ -55,7 +55,7 @@ export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   await admin.end();
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
-  const database = openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 5 });
+  const database = openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 5, verifyStatements: true });
   await migrate(database.db);
   return {
     database, url: url.toString(),

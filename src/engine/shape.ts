@@ -1,0 +1,53 @@
+// A query as a shape plus values: the conditions with their values replaced by
+// Params (c0, c0n, …), the key that names the shape, and the values to bind.
+// Field references, operators and value kinds make the key; values never do.
+import { Param } from '../db/statements.ts';
+import type { Condition, Typed } from '../filter/compile.ts';
+import type { OrderTerm } from '../filter/order.ts';
+import type { FieldRef } from '../filter/resolve.ts';
+import type { Query } from './query.ts';
+
+export interface QueryShape {
+  /** The key of the filter part (conditions). */
+  readonly where: string;
+  /** The key of the ordering. */
+  readonly order: string;
+  readonly conditions: readonly Condition[];
+  readonly values: Record<string, unknown>;
+}
+
+const refKey = (r: FieldRef) => [r.relation?.name ?? '', r.field.name, ...r.keys].join('.');
+
+function slotted(v: Typed, at: (suffix: string, value: unknown) => Param): { value: Typed; kind: string } {
+  switch (v.kind) {
+    case 'null': return { value: v, kind: 'null' };
+    case 'scalar': return { value: { kind: 'scalar', value: at('', v.value) }, kind: 'scalar' };
+    case 'day': return { value: { kind: 'day', day: at('', v.day), next: at('n', v.next) }, kind: 'day' };
+    case 'contains': return { value: { kind: 'contains', pattern: at('', v.pattern) }, kind: 'contains' };
+    case 'json': return {
+      value: { kind: 'json', text: at('', v.text), number: v.number === null ? null : at('n', v.number) },
+      kind: v.number === null ? 'json-text' : 'json-number',
+    };
+  }
+}
+
+export const orderKey = (order: readonly OrderTerm[]) => order.map((t) => `${refKey(t.ref)}${t.descending ? '^' : ''}`).join(',');
+
+export function queryShape(query: Query): QueryShape {
+  const values: Record<string, unknown> = {};
+  const keys: string[] = [];
+  const conditions = query.conditions.map((c, i) => {
+    const at = (suffix: string, value: unknown) => {
+      values[`c${i}${suffix}`] = value;
+      return new Param(`c${i}${suffix}`);
+    };
+    const { value, kind } = slotted(c.value, at);
+    keys.push(`${refKey(c.ref)}${c.segment.op}${kind}`);
+    return { ...c, value };
+  });
+  return { where: keys.join('|'), order: orderKey(query.order), conditions, values };
+}
+
+/** The query can match one record at most: it names an id of the endpoint's own records. */
+export const byId = (query: Query) => query.conditions.some((c) =>
+  !c.ref.relation && c.ref.field.name === 'id' && c.ref.keys.length === 0 && c.segment.op === '=' && c.value.kind === 'scalar');

@@ -1,0 +1,148 @@
+// POST: every matched record gets the body's values (spec §6). Where a resource
+// has no per-record hook, the change is set-based: one INSERT … SELECT writes the
+// audit entries of exactly the records whose stored values change, then one
+// UPDATE changes them — the same few statements for 1 record or 5,000.
+// `records_updated` counts the records whose stored values actually changed.
+import { sql } from 'kysely';
+import type { Sql } from '../db/dialect.ts';
+import { Param } from '../db/statements.ts';
+import { accessDenied, filterRequired, invalidValue } from '../errors.ts';
+import type { JsonObject } from '../model/json.ts';
+import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
+import { auditSelect, fieldsJson, recordEntry, storedFields, valueJson } from './audit.ts';
+import type { Ctx } from './context.ts';
+import { PARAMS } from './params.ts';
+import type { Query } from './query.ts';
+import type { Derived, Resource, WriteTx } from './resource.ts';
+import { columnOf } from './select.ts';
+import { alreadyInUse, amongIds, checkReferences, checkUnique, idValues, inWriteTx, matchIds, placing, readBody, rowsOf, setList } from './write.ts';
+
+export interface UpdateResult { readonly updated: number; readonly found: number }
+
+export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject): Promise<UpdateResult> {
+  if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
+  const changes = readBody(ctx, res, body, 'update');
+  checkFieldAccess(ctx, res.def, changes);
+  return inWriteTx(ctx, async (tx) => {
+    const ids = await matchIds(tx, res.def, query);
+    if (!rowWise(res)) return { updated: await updateSet(tx, res, ids, changes), found: ids.length };
+    let updated = 0;
+    for (const row of await rowsOf(tx, res.def, ids)) updated += Number(await updateRecord(tx, res, row, { ...changes }));
+    return { updated, found: ids.length };
+  });
+}
+
+/** A session below admin may POST only the fields the resource opens to it (`userPost`). */
+function checkFieldAccess(ctx: Ctx, def: ResourceDef, changes: Row): void {
+  const { level } = ctx.principal;
+  if (level === 'basic' || level === 'admin' || !def.userPost) return;
+  if (Object.keys(changes).some((k) => !def.userPost!.includes(k))) throw accessDenied('POST', def.name, 'admin');
+}
+
+const rowWise = (res: Resource) => !!(res.hooks?.beforeUpdate || res.hooks?.afterUpdate);
+
+/** Applies `changes` to one stored record; false when nothing actually changed. */
+export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes: Row): Promise<boolean> {
+  const { def } = res;
+  await checkReferences(tx, def, { ...old, ...changes }, placing(def, changes));
+  // A record that changes company has all its references re-checked (spec §3), not only the changed ones.
+  const moves = changes[def.scopeColumn] !== undefined && changes[def.scopeColumn] !== old[def.scopeColumn];
+  if (!rowWise(res)) {
+    const next = { ...old, ...changes };
+    if (moves) await checkReferences(tx, def, next, def.fields);
+    await checkUnique(tx, def, next, Number(old.id), Object.keys(changes).filter((k) => changes[k] !== old[k]));
+    return (await updateSet(tx, res, [Number(old.id)], changes)) > 0;
+  }
+  await res.hooks?.beforeUpdate?.(tx, old, changes);
+  const changed = storedFields(def).filter((f) => changes[f.name] !== undefined && changes[f.name] !== old[f.name]);
+  if (changed.length === 0) return false;
+  const next: Row = { ...old };
+  for (const f of changed) next[f.name] = changes[f.name]!;
+  await checkReferences(tx, def, next, moves ? def.fields : changed);
+  await checkUnique(tx, def, next, Number(old.id), changed.map((f) => f.name));
+  const sets: [FieldDef, unknown][] = changed.map((f) => [f, next[f.name]]);
+  for (const f of def.fields) if (f.touch) { next[f.name] = tx.now; sets.push([f, tx.now]); }
+  await sql`UPDATE ${sql.table(def.table)} SET ${setList(sets.map(([f, v]) => [f, sql`${v}`]))} WHERE id = ${old.id}`.execute(tx.db);
+  tx.audit(recordEntry(def, 'update', next, fieldsJson(changed, old), fieldsJson(changed, next)));
+  await res.hooks?.afterUpdate?.(tx, old, next);
+  return true;
+}
+
+interface Assignment {
+  readonly field: FieldDef;
+  /** The new value over the stored record at alias `t`. */
+  readonly value: Sql;
+  /** Its JSON text (for the audit entry's newdata). */
+  readonly json: Sql;
+  /** The stored value differs from the new one. */
+  readonly differs: Sql;
+}
+
+const castType = (f: FieldDef) => (f.type === 'int' || f.type === 'bool' ? 'int' : f.type === 'json' ? 'json' : 'text');
+
+const member = (name: string, json: Sql) => sql`(${sql.lit(`${JSON.stringify(name)}:`)} || ${json} || ',')`;
+
+/** `{…}` of the members whose `differs` holds for the row. */
+function changedJson(items: readonly Assignment[], json: (a: Assignment) => Sql): Sql {
+  const members = items.map((a) => sql`(CASE WHEN ${a.differs} THEN ${member(a.field.name, json(a))} ELSE '' END)`);
+  return sql`('{' || rtrim(${sql.join(members, sql` || `)}, ',') || '}')`;
+}
+
+/** The set-based update of the records `ids`; returns how many changed. */
+async function updateSet(tx: WriteTx, res: Resource, ids: readonly number[], changes: Row): Promise<number> {
+  const { def } = res;
+  const derived: Derived | null = res.hooks?.derive?.(tx, changes) ?? null;
+  const fields = storedFields(def).filter((f) => changes[f.name] !== undefined || derived?.field === f.name);
+  if (ids.length === 0 || fields.length === 0) return 0;
+  await checkSetReferences(tx, def, ids, changes);
+  const { hooks } = tx.shape;
+  const values: Record<string, unknown> = { ...idValues(tx, ids), ...derived?.values };
+  const items = fields.map((field): Assignment => {
+    const stored = sql.ref(`t.${columnOf(field)}`);
+    if (derived?.field === field.name) {
+      return { field, value: derived.expr, json: hooks.jsonValue(field.type, derived.expr), differs: hooks.differs(stored, derived.expr, field.type) };
+    }
+    values[`v_${field.name}`] = changes[field.name];
+    values[`j_${field.name}`] = valueJson(field.type, changes[field.name]);
+    const value = hooks.cast(new Param(`v_${field.name}`), castType(field));
+    return { field, value, json: hooks.cast(new Param(`j_${field.name}`), 'text'), differs: hooks.differs(stored, value, field.type) };
+  });
+  const key = `${def.name}|${fields.map((f) => f.name).join(',')}|${derived?.key ?? ''}`;
+  const changing = sql`${amongIds(tx)} AND (${sql.join(items.map((a) => a.differs), sql` OR `)})`;
+  await tx.flushAudit();
+  await tx.run(`update-audit|${key}`, () => auditSelect(tx.shape, def, 'update', {
+    olddata: changedJson(items, (a) => hooks.jsonValue(a.field.type, sql.ref(`t.${columnOf(a.field)}`))),
+    newdata: changedJson(items, (a) => a.json), where: changing,
+  }), values);
+  const touched = def.fields.filter((f) => f.touch).map((f): [FieldDef, Sql] => [f, sql`${PARAMS.now}`]);
+  try {
+    const { changes: n } = await tx.run(`update|${key}`, () => sql`UPDATE ${sql.table(def.table)} AS t
+      SET ${setList([...items.map((a): [FieldDef, Sql] => [a.field, a.value]), ...touched])} WHERE ${changing}`, values);
+    return n;
+  } catch (error) {
+    const unique = def.unique?.find((columns) => columns.some((c) => changes[c] !== undefined));
+    if (unique && tx.shape.hooks.isUniqueViolation(error)) throw alreadyInUse(def, unique, changes);
+    throw error;
+  }
+}
+
+/**
+ * The set-based form of checkReferences: a referenced record must be visible,
+ * and of the company of every record that would change to refer to it.
+ */
+async function checkSetReferences(tx: WriteTx, def: ResourceDef, ids: readonly number[], changes: Row): Promise<void> {
+  for (const f of def.fields) {
+    const value = changes[f.name];
+    if (!f.references || value === null || value === undefined) continue;
+    const target = tx.ctx.catalog.lookup(f.references.resource);
+    const found = await tx.find(target, Number(value));
+    if (!found) throw invalidValue(f.name);
+    if (f.references.rule !== 'same-company') continue;
+    const column = sql.ref(`t.${columnOf(f)}`);
+    const ref = tx.shape.hooks.cast(new Param('ref'), 'int');
+    const { rows } = await tx.run(`foreign|${def.name}|${f.name}`, () => sql`SELECT t.id FROM ${sql.table(def.table)} AS t
+      WHERE ${amongIds(tx)} AND ${sql.ref(`t.${def.scopeColumn}`)} <> ${tx.shape.hooks.cast(new Param('company'), 'int')}
+      AND ${tx.shape.hooks.differs(column, ref, f.type)} LIMIT 1`, { ...idValues(tx, ids), ref: value, company: found[target.scopeColumn] });
+    if (rows.length > 0) throw invalidValue(f.name);
+  }
+}
