@@ -45,6 +45,11 @@ export interface App {
   readonly http: http.Server | null;
 }
 
+/** Request ids (logs, 500 references): unique per process by a random prefix, cheap by a counter. */
+const REQUEST_PREFIX = randomBytes(4).toString('hex');
+let requestCounter = 0;
+const nextRequestId = () => `${REQUEST_PREFIX}${(++requestCounter).toString(16).padStart(8, '0')}`;
+
 const TLS_OPTIONS = { requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' } as const;
 
 /**
@@ -70,7 +75,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     // Request logs never carry headers; should a serializer add them, credentials stay out.
     logger: { level: o.logLevel ?? 'info', redact: ['req.headers.authorization', `req.headers["${(o.proxy?.header ?? 'x-ssl-client-cert').toLowerCase()}"]`], stream: o.logStream },
     requestIdHeader: false,
-    genReqId: () => randomBytes(8).toString('hex'),
+    genReqId: nextRequestId,
     return503OnClosing: true,
     // The handshake accepts any client certificate so that a readable 401 can be returned (spec §2.1).
     serverFactory: (handler) => {
@@ -90,7 +95,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const endpoints = createEndpoints({ loginFailuresPerHour: o.loginFailuresPerHour ?? 100, blobs,
     uploadMaxBytes: o.uploadMaxBytes ?? 25 * 1024 * 1024 }, o.extraEndpoints);
   const impersonation: Impersonation = {
-    resolve: (p, header, now) => (header === undefined ? Promise.resolve(p) : resumeSession(o.database.db, p, tokenFrom(header), now)),
+    resolve: (p, header, now) => (header === undefined ? Promise.resolve(p) : resumeSession(o.database, p, tokenFrom(header), now)),
     authorize,
   };
   const deps = {
@@ -102,7 +107,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   };
 
   function unrouted(req: http.IncomingMessage): Promise<ApiResult> {
-    const id = randomBytes(8).toString('hex');
+    const id = nextRequestId();
     const log: FastifyBaseLogger = fastify.log;
     log.info({ reqId: id, method: req.method, url: req.url }, 'request with a method the HTTP parser does not route');
     return handleApi(deps, req, log, id);

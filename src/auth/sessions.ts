@@ -1,7 +1,7 @@
 // Sessions (spec §2.2): 32 random bytes, hex; only their SHA-256 is stored; bound
 // to the certificate that logged in; 24 hours after last use, sliding.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../db/database.ts';
+import type { Database, Db } from '../db/database.ts';
 import { deleteExpiredSessions, findSession, insertSession, touchSession } from '../db/sessions.ts';
 import { badSession } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
@@ -37,14 +37,14 @@ export function tokenFrom(header: string): string {
  * The principal a session acts as: the user's company tree and access level,
  * read afresh on every call. Every use moves the expiry.
  */
-export async function resumeSession(db: Db, principal: Principal, token: string, now: Date): Promise<Principal> {
+export async function resumeSession(database: Database, principal: Principal, token: string, now: Date): Promise<Principal> {
   const hash = hashOf(token);
-  const row = await findSession(db, hash);
+  const row = await findSession(database, hash);
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) throw badSession();
   if (row.client_id !== principal.clientId || !principal.impersonation || row.expires <= formatDatetime(now)) throw badSession();
   const expires = expiryAfter(now);
   // Times are stored to the second: a second use within the same second has nothing to move.
-  if (row.expires !== expires) await touchSession(db, row.id, formatDatetime(now), expires);
+  if (row.expires !== expires) await touchSession(database, row.id, formatDatetime(now), expires);
   const { level, canCreateCompanies } = levelOf(row.permissions);
   return {
     ...principal, companyId: row.company_id, level, canCreateCompanies,

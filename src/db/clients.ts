@@ -1,11 +1,16 @@
 // Registered client certificates, by SPKI fingerprint.
-import type { Db } from './database.ts';
+import { sql } from 'kysely';
+import type { Database } from './database.ts';
+import { Param } from './statements.ts';
 
 export interface ActiveClient { readonly id: number; readonly company_id: number; readonly impersonation: boolean }
 
-/** The registered, non-revoked certificate with this fingerprint. */
-export async function findActiveClient(db: Db, fingerprint: string): Promise<ActiveClient | undefined> {
-  const c = await db.selectFrom('clients').select(['id', 'company_id', 'impersonation'])
-    .where('fingerprint', '=', fingerprint).where('revoked', 'is', null).executeTakeFirst();
-  return c && { id: Number(c.id), company_id: Number(c.company_id), impersonation: c.impersonation === 1 };
+const FINGERPRINT = new Param('fingerprint');
+
+/** The registered, non-revoked certificate with this fingerprint (every request: one prepared statement). */
+export async function findActiveClient(database: Database, fingerprint: string): Promise<ActiveClient | undefined> {
+  const statement = database.statements.get('client-by-fingerprint',
+    () => sql`SELECT id, company_id, impersonation FROM clients WHERE fingerprint = ${FINGERPRINT} AND revoked IS NULL`);
+  const [c] = await database.read<{ id: number; company_id: number; impersonation: number }>(statement, { fingerprint });
+  return c && { id: Number(c.id), company_id: Number(c.company_id), impersonation: Number(c.impersonation) === 1 };
 }

@@ -1,6 +1,8 @@
 // Session rows (spec §2.2): only the token's hash is stored. Policy (tokens,
 // expiry, levels) lives in auth/sessions.ts.
-import type { Db } from './database.ts';
+import { sql } from 'kysely';
+import { type Database, type Db, execute } from './database.ts';
+import { Param } from './statements.ts';
 
 export interface SessionRow {
   readonly id: number;
@@ -21,16 +23,20 @@ export async function insertSession(db: Db, s: { token_hash: string; client_id: 
   }).execute();
 }
 
-/** A session with its user's current company and permissions. */
-export async function findSession(db: Db, tokenHash: string): Promise<SessionRow | undefined> {
-  const row = await db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.token_hash', 's.client_id', 's.expires', 'u.id as user_id', 'u.company_id', 'u.permissions'])
-    .where('s.token_hash', '=', tokenHash).executeTakeFirst();
+const P = { hash: new Param('hash'), id: new Param('id'), at: new Param('at'), expires: new Param('expires') };
+
+/** A session with its user's current company and permissions (every call in a session: one prepared statement). */
+export async function findSession(database: Database, tokenHash: string): Promise<SessionRow | undefined> {
+  const statement = database.statements.get('session-by-hash', () => sql`SELECT s.id, s.token_hash, s.client_id, s.expires,
+    u.id AS user_id, u.company_id, u.permissions FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ${P.hash}`);
+  const [row] = await database.read<SessionRow>(statement, { hash: tokenHash });
   return row && { ...row, id: Number(row.id), client_id: Number(row.client_id), user_id: Number(row.user_id), company_id: Number(row.company_id) };
 }
 
-export async function touchSession(db: Db, id: number, at: string, expires: string): Promise<void> {
-  await db.updateTable('sessions').set({ last_used: at, expires }).where('id', '=', id).execute();
+export async function touchSession(database: Database, id: number, at: string, expires: string): Promise<void> {
+  const statement = database.statements.get('session-touch',
+    () => sql`UPDATE sessions SET last_used = ${P.at}, expires = ${P.expires} WHERE id = ${P.id}`);
+  await execute(database.db, statement, { id, at, expires });
 }
 
 export async function deleteSession(db: Db, id: number): Promise<void> {

@@ -67,7 +67,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
   };
   try {
     const { identity, ip } = presented(req, deps.proxy);
-    let principal = await authenticate(deps.database.db, identity, now);
+    let principal = await authenticate(deps.database, identity, now);
     if (path.raw.length > MAX_URL) throw tooLong();
     if (path.version !== PATH_VERSION) throw noVersion(path.version);
     const endpoint = deps.endpoints.get(path.endpoint);
