@@ -24,6 +24,12 @@ export interface JsonEntries {
   readonly text: Sql;
 }
 
+export interface JsonMember {
+  readonly name: string;
+  readonly type: FieldType | 'embed';
+  readonly value: Sql;
+}
+
 export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';
   json(column: Sql, keys: readonly string[]): JsonAccess;
@@ -39,8 +45,18 @@ export interface SqlDialect {
    * (strings quoted and escaped, numbers as digits, JSON columns as stored, NULL as `null`).
    */
   jsonValue(type: FieldType, expr: Sql): Sql;
-  /** The pieces of text of a group joined by commas in the given order (NULL for an empty group). */
-  joinGroup(expr: Sql, order: Sql): Sql;
+  /**
+   * A JSON object of these members in this order, as JSON.stringify writes it. Its
+   * value is the dialect's JSON value (text on SQLite, json on PostgreSQL); an
+   * 'embed' member's value is such a JSON value itself.
+   */
+  jsonObject(members: readonly JsonMember[]): Sql;
+  /** A constant JSON value (`null`, `{"id":null,…}`) as the dialect's JSON value. */
+  jsonLiteral(text: string): Sql;
+  /** `[item,item,…]` of the rows of `from` (a FROM … WHERE … clause), each item a JSON value, in `order`. */
+  jsonArray(item: Sql, from: Sql, order: Sql): Sql;
+  /** The text of a JSON value. */
+  jsonText(value: Sql): Sql;
   /** `expr` is one of a list of ids passed as one parameter (`idList` makes its value). */
   inIds(expr: Sql, ids: unknown): Sql;
   idList(ids: readonly number[]): unknown;

@@ -37,7 +37,16 @@ export const postgresHooks: SqlDialect = {
   }),
   jsonValue: (type, expr) => (type === 'int' || type === 'bool' || type === 'json' ? sql`COALESCE(CAST(${expr} AS text), 'null')`
     : sql`COALESCE(CAST(to_json(${expr}) AS text), 'null')`),
-  joinGroup: (expr, order) => sql`string_agg(${expr}, ',' ORDER BY ${order})`,
+  // row_to_json writes compact JSON (json_build_object would add spaces): one call per
+  // object instead of an expression per member. json values (stored JSON, embedded
+  // objects) are inserted verbatim.
+  jsonObject: (members) => sql`(SELECT row_to_json(o) FROM (SELECT ${sql.join(members.map((m) => sql`${m.value} AS ${sql.id(m.name)}`))}) AS o)`,
+  jsonLiteral: (text) => sql`CAST(${sql.lit(text)} AS json)`,
+  // An ORDER BY inside the aggregate sorts on every call (PostgreSQL < 16); rows that
+  // come ordered from an index-ordered subquery are aggregated in that order.
+  jsonArray: (item, from, order) => sql`CAST('[' || COALESCE((SELECT string_agg(CAST(x.item AS text), ',') FROM (SELECT ${item} AS item ${from}
+    ORDER BY ${order}) AS x), '') || ']' AS json)`,
+  jsonText: (value) => sql`CAST(${value} AS text)`,
   inIds: (expr, ids) => sql`${expr} = ANY(CAST(${ids} AS bigint[]))`,
   idList: (ids) => ids,
   differs: (a, b, type) => (type === 'json' ? sql`(CAST(${a} AS text) IS DISTINCT FROM CAST(${b} AS text))` : sql`(${a} IS DISTINCT FROM ${b})`),

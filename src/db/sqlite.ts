@@ -29,7 +29,12 @@ export const sqliteHooks: SqlDialect = {
   }),
   jsonValue: (type, expr) => (type === 'int' || type === 'bool' ? sql`COALESCE(CAST(${expr} AS TEXT), 'null')`
     : type === 'json' ? sql`COALESCE(${expr}, 'null')` : sql`json_quote(${expr})`),
-  joinGroup: (expr, order) => sql`group_concat(${expr}, ',' ORDER BY ${order})`,
+  // Concatenation: SQLite's own JSON functions would re-render stored JSON text.
+  jsonObject: (members) => sql`(${sql.join(members.map((m, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(m.name)}:`)} || ${
+    m.type === 'embed' ? m.value : sqliteHooks.jsonValue(m.type, m.value)}`), sql` || `)} || '}')`,
+  jsonLiteral: (text) => sql.lit(text),
+  jsonArray: (item, from, order) => sql`('[' || COALESCE((SELECT group_concat(${item}, ',' ORDER BY ${order}) ${from}), '') || ']')`,
+  jsonText: (value) => value,
   inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
   idList: (ids) => JSON.stringify(ids),
   differs: (a, b) => sql`(${a} IS NOT ${b})`,

@@ -33,12 +33,12 @@ function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'
   const ids = sql`SELECT t.id AS id FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions, order))}
     WHERE ${whereClause(s, def, q.conditions)} ORDER BY ${orderClause(s, order)} LIMIT ${sql.lit(pageSize)} OFFSET ${OFFSET}`;
   return sql`SELECT ${recordJson(s, def)} AS j FROM (${ids}) AS p JOIN ${table(def)} AS t ON t.id = p.id
-    ${joinClause(s, def, def.relations)} ORDER BY ${orderClause(s, order)}`;
+    ${joinClause(s, def, relationsOf([], order))} ORDER BY ${orderClause(s, order)}`;
 }
 
 function oneSql(s: Shape, def: ResourceDef, q: QueryShape) {
-  return sql`SELECT ${recordJson(s, def)} AS j FROM ${table(def)} AS t ${joinClause(s, def, def.relations)}
-    WHERE ${whereClause(s, def, q.conditions)}`;
+  return sql`SELECT ${recordJson(s, def)} AS j FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
+    WHERE ${whereClause(s, def, q.conditions, 'probe')}`;
 }
 
 export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query): Promise<Page> {

@@ -7,6 +7,11 @@ import { sql } from 'kysely';
 import type { Sql } from '../db/dialect.ts';
 import { PARAMS } from './params.ts';
 
-/** `expr` names a company of the caller's scope. */
-export const inScope = (expr: Sql): Sql =>
-  sql`${expr} IN (SELECT descendant_id FROM company_closure WHERE ancestor_id = ${PARAMS.root})`;
+/**
+ * `expr` names a company of the caller's scope. As a list (`IN`), the scope's
+ * companies drive the `(company_id, …)` indexes of the table they filter; as a
+ * probe (`EXISTS`), one indexed look-up checks a single joined or found record.
+ */
+export const inScope = (expr: Sql, form: 'list' | 'probe' = 'list'): Sql => (form === 'list'
+  ? sql`${expr} IN (SELECT descendant_id FROM company_closure WHERE ancestor_id = ${PARAMS.root})`
+  : sql`EXISTS (SELECT 1 FROM company_closure AS sc WHERE sc.ancestor_id = ${PARAMS.root} AND sc.descendant_id = ${expr})`);

@@ -20,15 +20,19 @@ export function columnExpr(s: Shape, field: FieldDef, alias: string): Sql {
 
 export const exprOf = (s: Shape, ref: FieldRef): Sql => columnExpr(s, ref.field, aliasOf(ref.relation));
 
-/** Conditions that confine `alias` of `def` to what the caller may see. */
-export function visibility(s: Shape, def: ResourceDef, alias: string): Sql[] {
-  const within = inScope(sql.ref(`${alias}.${def.scopeColumn}`));
+/**
+ * Conditions that confine `alias` of `def` to what the caller may see. The main
+ * table of a statement (`t`) lists the scope; joined and single records probe it.
+ */
+export function visibility(s: Shape, def: ResourceDef, alias: string, form: 'list' | 'probe' = alias === 't' ? 'list' : 'probe'): Sql[] {
+  const within = inScope(sql.ref(`${alias}.${def.scopeColumn}`), form);
   const extra = def.visible?.(computedContext(s, alias));
   return extra ? [within, extra] : [within];
 }
 
 /** `visibility` as one condition. */
-export const visible = (s: Shape, def: ResourceDef, alias: string): Sql => sql.join(visibility(s, def, alias), sql` AND `);
+export const visible = (s: Shape, def: ResourceDef, alias: string, form?: 'list' | 'probe'): Sql =>
+  sql.join(visibility(s, def, alias, form), sql` AND `);
 
 /**
  * LEFT JOINs for one-to-one relations. A related record outside the caller's
@@ -51,8 +55,8 @@ export function relationsOf(conditions: readonly Condition[], order: readonly Or
   return out;
 }
 
-export function whereClause(s: Shape, def: ResourceDef, conditions: readonly Condition[]): Sql {
-  const parts = [...visibility(s, def, 't'), ...conditions.map((c) => compileCondition(c, exprOf(s, c.ref), s.hooks))];
+export function whereClause(s: Shape, def: ResourceDef, conditions: readonly Condition[], form?: 'list' | 'probe'): Sql {
+  const parts = [...visibility(s, def, 't', form), ...conditions.map((c) => compileCondition(c, exprOf(s, c.ref), s.hooks))];
   return sql.join(parts, sql` AND `);
 }
 

@@ -73,7 +73,7 @@ function resourceOf(ctx: Ctx, name: string): Resource {
 }
 
 const findSql = (tx: WriteTx, def: ResourceDef) =>
-  sql`SELECT t.* FROM ${sql.table(def.table)} AS t WHERE t.id = ${ID} AND ${visible(tx.shape, def, 't')}`;
+  sql`SELECT t.* FROM ${sql.table(def.table)} AS t WHERE t.id = ${ID} AND ${visible(tx.shape, def, 't', 'probe')}`;
 
 /** The ids of the records a POST or DELETE acts on, ascending, locked for the rest of the transaction. */
 export async function matchIds(tx: WriteTx, def: ResourceDef, query: Query): Promise<number[]> {

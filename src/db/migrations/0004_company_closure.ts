@@ -59,6 +59,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const text of pg ? POSTGRES_TRIGGERS : SQLITE_TRIGGERS) await sql.raw(text).execute(db);
 
   await db.schema.dropIndex('assets_company_id_next_check_idx').execute();
+  // An asset's files come in id order from the index, for its `files` embed.
+  await db.schema.dropIndex('files_asset_id_idx').execute();
+  await createIndex(db, 'files', ['asset_id', 'id']);
   await createIndex(db, 'assets', ['company_id', 'next_check', 'id']);
   for (const table of ['assets', 'assetqueue', 'departments', 'locations', 'externaltypes', 'files', 'messages', 'users']) {
     await createIndex(db, table, ['company_id', 'modified', 'id']);
