@@ -1,36 +1,23 @@
-// The benchmark data set, written straight into the tables (multi-row INSERTs,
-// one transaction per batch) — the API would take minutes for 100k assets.
+// The benchmark data set, written straight into the tables in chunks (see
+// seed-insert.ts) — the API would take minutes for 100k assets.
 // Deterministic: the same seed gives the same rows, dates relative to `today`.
-import type { Generated } from 'kysely';
+import { sql } from 'kysely';
 import { addClient, addCompany } from '../src/admin.ts';
 import type { Database } from '../src/db/database.ts';
 import { runReminders } from '../src/jobs/reminders.ts';
 import { addDays, addMonths, formatDatetime, systemClock } from '../src/model/dates.ts';
+import type { Engine } from './config.ts';
+import { type AssetRow, type BenchTables, insertAssets, insertReminders } from './seed-insert.ts';
 
-type Described = { id: Generated<number>; company_id: number; description: string; data: string | null; modified: string };
-// Type aliases, not interfaces: withTables<T> needs an index-signature-compatible type.
-type BenchTables = {
-  assetreminders: {
-    id: Generated<number>; company_id: number; asset_id: number; user_id: number | null; due_date: string; remind_date: string;
-    message: string; sent: number; acknowledged: number; data: string | null;
-  };
-  locations: Described & { creationdate: string };
-  departments: Described & { creationdate: string };
-  externaltypes: Described & { external_itemtype_id: number };
-  assets: {
-    id: Generated<number>; company_id: number; asset_no: string; serial_no: string; description: string; status: string;
-    next_check: string | null; last_check: string | null; period: number | null; location_id: number | null;
-    department_id: number | null; external_type_id: number | null; date_added: string; data: string | null; modified: string;
-  };
-};
-
-export interface SeedOptions { readonly certPem: string; readonly today: string; readonly assets?: number }
+export interface SeedOptions { readonly engine: Engine; readonly certPem: string; readonly today: string; readonly assets?: number }
 
 export interface SeedSummary {
   readonly companies: readonly { id: number; name: string; parentId: number | null; inScope: boolean }[];
   readonly clientId: number;
   readonly assetsTotal: number;
   readonly assetsInScope: number;
+  /** The first and last asset id of the scope: the scope's assets have contiguous ids. */
+  readonly scopeIds: { readonly first: number; readonly last: number };
   /** Assets in the client's scope with next_check < today: what `next_check<today` must count. */
   readonly overdueInScope: number;
   /** Reminders written by the seed, and what the real reminder job still did after it (should be ~0). */
@@ -44,7 +31,7 @@ const TREE: readonly [name: string, parent: number | null][] = [
   ['Tenant E', null], ['Tenant F', null], ['Tenant G', null], ['Tenant H', 6], ['Tenant I', null], ['Tenant J', null],
 ];
 const IN_SCOPE = 4;
-const BATCH = 1000;
+const CHUNK = 10_000;
 
 const LOCATIONS = ['Calibration lab', 'Workshop', 'Warehouse', 'Service van 1', 'Service van 2'];
 const DEPARTMENTS = ['Quality', 'Production', 'Maintenance'];
@@ -86,9 +73,9 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
   const total = o.assets ?? 100_000;
   const perCompany = Math.ceil(total / ids.length);
   let overdueInScope = 0;
-  for (let start = 0; start < total; start += BATCH) {
-    const rows: Omit<BenchTables['assets'], 'id'>[] = [];
-    for (let n = start; n < Math.min(start + BATCH, total); n++) {
+  for (let start = 0; start < total; start += CHUNK) {
+    const rows: AssetRow[] = [];
+    for (let n = start; n < Math.min(start + CHUNK, total); n++) {
       const c = Math.floor(n / perCompany);
       const companyId = ids[c]!;
       const r = refs.get(companyId)!;
@@ -107,40 +94,25 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
         modified: now,
       });
     }
-    await database.transaction((trx) => trx.withTables<BenchTables>().insertInto('assets').values(rows).execute());
+    await insertAssets(database, o.engine, rows);
   }
 
-  const seeded = await seedReminders(database, o.today);
+  const seeded = await insertReminders(database, o.engine, o.today);
   const run = await runReminders(database, systemClock);
+  const assetsInScope = Math.min(total, perCompany * IN_SCOPE);
   return {
     reminders: { seeded, jobCreated: run.created, jobDelivered: run.delivered },
     companies: TREE.map(([name, parent], i) => ({ id: ids[i]!, name, parentId: parent === null ? null : ids[parent]!, inScope: i < IN_SCOPE })),
-    clientId: client.id, assetsTotal: total, assetsInScope: Math.min(total, perCompany * IN_SCOPE), overdueInScope,
+    clientId: client.id, assetsTotal: total, assetsInScope, overdueInScope,
+    scopeIds: await scopeIds(database, ids.slice(0, IN_SCOPE), assetsInScope),
   };
 }
 
-/**
- * What the reminder job (src/jobs/reminders.ts: 30-day window, retired assets
- * excluded) would long have left on a live service: one reminder per due asset,
- * delivered once its remind date passed. Written in bulk because the job's own
- * first run over 100k assets takes tens of seconds (and on SQLite holds the one
- * connection meanwhile); the real job then runs once to top up any difference.
- */
-async function seedReminders(database: Database, today: string): Promise<number> {
-  const db = database.db.withTables<BenchTables>();
-  const due = await db.selectFrom('assets').select(['id', 'company_id', 'asset_no', 'description', 'next_check'])
-    .where('next_check', 'is not', null).where('next_check', '<=', addDays(today, 30)).where('status', '<>', 'Retired').orderBy('id').execute();
-  for (let start = 0; start < due.length; start += BATCH) {
-    const rows = due.slice(start, start + BATCH).map((a) => {
-      const nextCheck = a.next_check!;
-      const remind = addDays(nextCheck, -30);
-      return {
-        company_id: a.company_id, asset_id: Number(a.id), user_id: null, due_date: nextCheck, remind_date: remind,
-        message: `${nextCheck < today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no} (${a.description}) on ${nextCheck}`,
-        sent: remind <= today ? 1 : 0, acknowledged: 0, data: null,
-      };
-    });
-    await database.transaction((trx) => trx.withTables<BenchTables>().insertInto('assetreminders').values(rows).execute());
-  }
-  return due.length;
+async function scopeIds(database: Database, scope: readonly number[], expected: number): Promise<{ first: number; last: number }> {
+  const { rows } = await sql<{ first: number; last: number; n: number }>`SELECT MIN(id) AS first, MAX(id) AS last, COUNT(*) AS n
+    FROM assets WHERE company_id IN (${sql.join(scope)})`.execute(database.db);
+  const first = Number(rows[0]?.first);
+  const last = Number(rows[0]?.last);
+  if (Number(rows[0]?.n) !== expected || last - first + 1 !== expected) throw new Error(`the scope's ${expected} assets do not have contiguous ids`);
+  return { first, last };
 }

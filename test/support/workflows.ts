@@ -124,11 +124,11 @@ const gc: Gc = (() => {
   return runInNewContext('gc') as Gc;
 })();
 
-export interface MemoryReading { readonly rss: number; readonly arrayBuffers: number }
+export interface MemoryReading { readonly rss: number; readonly arrayBuffers: number; readonly heapUsed: number }
 
 const reading = (): MemoryReading => {
   const m = process.memoryUsage();
-  return { rss: m.rss, arrayBuffers: m.arrayBuffers };
+  return { rss: m.rss, arrayBuffers: m.arrayBuffers, heapUsed: m.heapUsed };
 };
 
 /**
@@ -142,7 +142,7 @@ export function memorySampler(intervalMs = 10): { stop(): MemoryReading } {
   let peak = reading();
   const sample = () => {
     const r = reading();
-    peak = { rss: Math.max(peak.rss, r.rss), arrayBuffers: Math.max(peak.arrayBuffers, r.arrayBuffers) };
+    peak = { rss: Math.max(peak.rss, r.rss), arrayBuffers: Math.max(peak.arrayBuffers, r.arrayBuffers), heapUsed: Math.max(peak.heapUsed, r.heapUsed) };
   };
   const timer = setInterval(() => {
     gc({ type: 'minor' });

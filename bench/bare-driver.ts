@@ -1,0 +1,95 @@
+// The bare baselines' database access: the statements of bare-sql.ts prepared once
+// (better-sqlite3 `prepare`; pg named statements, prepared once per connection),
+// rows as arrays in select-list order.
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { BARE_SQL } from './bare-sql.ts';
+
+type Value = string | number | null;
+export type BareRow = readonly Value[];
+
+export interface BareDriver {
+  /** The company of the live client with this SPKI fingerprint, or null. */
+  clientCompany(fingerprint: string): Promise<number | null>;
+  count(root: number, before: string): Promise<number>;
+  page(root: number, before: string, offset: number): Promise<readonly BareRow[]>;
+  /** The files of these assets, `upload_endpoint` holding the token. */
+  files(assetIds: readonly number[]): Promise<readonly BareRow[]>;
+  /** Rows changed. */
+  update(status: string, modified: string, first: number, last: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+type Params = Record<string, Value>;
+/** A `:name` placeholder (not a `::` cast). */
+const PLACEHOLDER = /(?<!:):([a-z_]+)/g;
+
+/** `:name` placeholders → `$1…` in order of first use, with the names in that order. */
+function numbered(text: string): { text: string; names: string[] } {
+  const names: string[] = [];
+  const out = text.replace(PLACEHOLDER, (_m, name: string) => {
+    if (!names.includes(name)) names.push(name);
+    return `$${names.indexOf(name) + 1}`;
+  });
+  return { text: out, names };
+}
+
+function openSqlite(file: string): BareDriver {
+  const db = new BetterSqlite3(file, { fileMustExist: true });
+  // As the service opens it (src/db/sqlite.ts).
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const prepare = (text: string) => db.prepare(text.replace(PLACEHOLDER, '@$1'));
+  const client = prepare(BARE_SQL.client).pluck();
+  const count = prepare(BARE_SQL.count).pluck();
+  const page = prepare(BARE_SQL.page).raw();
+  const files = prepare(BARE_SQL.files('sqlite')).raw();
+  const update = prepare(BARE_SQL.update);
+  return {
+    clientCompany: async (fingerprint) => (client.get({ fingerprint }) as number | undefined) ?? null,
+    count: async (root, before) => count.get({ root, before }) as number,
+    page: async (root, before, offset) => page.all({ root, before, offset }) as BareRow[],
+    files: async (ids) => files.all({ ids: JSON.stringify(ids) }) as BareRow[],
+    update: async (status, modified, first, last) => update.run({ status, modified, first, last }).changes,
+    close: async () => { db.close(); },
+  };
+}
+
+const INT8 = 20;
+const JSON_OID = 114;
+// int8 → number (ids stay far below 2^53); json → its text as stored.
+const parsers: Record<number, (v: string) => Value> = { [INT8]: Number, [JSON_OID]: (v) => v };
+
+function openPostgres(url: string, poolSize: number): BareDriver {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser },
+  });
+  pool.on('error', () => {});
+  const statement = (name: string, sqlText: string) => {
+    const { text, names } = numbered(sqlText);
+    return (params: Params) => pool.query({ name, text, values: names.map((n) => params[n]), rowMode: 'array' });
+  };
+  const client = statement('bare_client', BARE_SQL.client);
+  const count = statement('bare_count', BARE_SQL.count);
+  const page = statement('bare_page', BARE_SQL.page);
+  const files = statement('bare_files', BARE_SQL.files('postgres'));
+  const update = statement('bare_update', BARE_SQL.update);
+  const rows = (r: { rows: unknown[][] }) => r.rows as BareRow[];
+  return {
+    clientCompany: async (fingerprint) => ((await client({ fingerprint })).rows[0]?.[0] as number | undefined) ?? null,
+    count: async (root, before) => Number((await count({ root, before })).rows[0]![0]),
+    page: (root, before, offset) => page({ root, before, offset }).then(rows),
+    files: (ids) => files({ ids: JSON.stringify(ids) }).then(rows),
+    update: async (status, modified, first, last) => (await update({ status, modified, first, last })).rowCount ?? 0,
+    close: () => pool.end(),
+  };
+}
+
+/** PostgreSQL when `url` is a postgres:// URL, else the SQLite file. */
+export function openBareDriver(url: string | undefined, sqliteFile: string, poolSize = 10): BareDriver {
+  return url && /^postgres(ql)?:\/\//.test(url) ? openPostgres(url, poolSize) : openSqlite(sqliteFile);
+}

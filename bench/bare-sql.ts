@@ -1,0 +1,64 @@
+// The SQL of the bare baselines, in one place: what the service must do for W2
+// (who is the certificate, how many assets match, the page with its embeds, their
+// files) and the bare UPDATE that W6 is compared with, as one would write it by
+// hand against the same schema. Placeholders are `:name`; bare-driver.ts turns them
+// into each engine's own.
+
+import { type Engine, PAGE_SIZE } from './config.ts';
+
+/** The caller's company (:root) and all its descendants (the schema's company closure table). */
+const SCOPE = 'SELECT descendant_id FROM company_closure WHERE ancestor_id = :root';
+
+/** Columns written as stored JSON text rather than as JSON strings. */
+export const JSON_COLUMNS: ReadonlySet<string> = new Set(['data', 'styles']);
+
+export const ASSET_COLUMNS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'period',
+  'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified'] as const;
+
+export interface Embed {
+  readonly name: string;
+  readonly table: string;
+  readonly alias: string;
+  /** The asset column that points at the embedded record. */
+  readonly via: (typeof ASSET_COLUMNS)[number];
+  readonly columns: readonly string[];
+  /** Without a record: an object of nulls (true) or null (false). */
+  readonly nullsWhenNone: boolean;
+}
+
+const PLACE = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified'];
+export const EMBEDS: readonly Embed[] = [
+  { name: 'company', table: 'companies', alias: 'c', via: 'company_id', nullsWhenNone: false,
+    columns: ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified'] },
+  { name: 'location', table: 'locations', alias: 'l', via: 'location_id', nullsWhenNone: false, columns: PLACE },
+  { name: 'department', table: 'departments', alias: 'd', via: 'department_id', nullsWhenNone: false, columns: PLACE },
+  { name: 'externaltype', table: 'externaltypes', alias: 'x', via: 'external_type_id', nullsWhenNone: true,
+    columns: ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified'] },
+];
+
+/** A file record's members; `upload_endpoint` is BASE_URL + '/3.0/upload/' + the stored `token`. */
+export const FILE_COLUMNS = ['id', 'upload_uuid', 'upload_endpoint', 'filedate', 'description', 'filename', 'asset_id', 'company_id', 'data',
+  'mimetype', 'size', 'modified'] as const;
+
+const overdue = 'a.next_check < :before';
+const selectList = [...ASSET_COLUMNS.map((c) => `a.${c}`), ...EMBEDS.flatMap((e) => e.columns.map((c) => `${e.alias}.${c}`))].join(', ');
+const joins = EMBEDS.map((e) => `LEFT JOIN ${e.table} ${e.alias} ON ${e.alias}.id = a.${e.via}`).join('\n  ');
+
+/** Each statement by name; `files` takes the page's asset ids as one JSON array text (:ids). */
+export const BARE_SQL = {
+  client: 'SELECT company_id FROM clients WHERE fingerprint = :fingerprint AND revoked IS NULL',
+  count: `SELECT COUNT(*) FROM assets a WHERE a.company_id IN (${SCOPE}) AND ${overdue}`,
+  // The ids of the page first, then only those rows joined with their embeds (CROSS JOIN: SQLite
+  // would otherwise walk all assets in id order to skip the sort). The page size is a constant.
+  page: `WITH page(id) AS (SELECT a.id FROM assets a WHERE a.company_id IN (${SCOPE}) AND ${overdue}
+    ORDER BY a.id LIMIT ${PAGE_SIZE} OFFSET :offset)
+  SELECT ${selectList} FROM page p CROSS JOIN assets a
+  ${joins}
+  WHERE a.id = p.id ORDER BY p.id`,
+  files: (engine: Engine) => {
+    const ids = engine === 'sqlite' ? 'SELECT value FROM json_each(:ids)' : 'SELECT CAST(value AS bigint) FROM json_array_elements_text(CAST(:ids AS json))';
+    const list = FILE_COLUMNS.map((c) => (c === 'upload_endpoint' ? 'f.token' : `f.${c}`)).join(', ');
+    return `SELECT ${list} FROM files f WHERE f.asset_id IN (${ids}) ORDER BY f.id`;
+  },
+  update: 'UPDATE assets SET status = :status, modified = :modified WHERE id BETWEEN :first AND :last',
+} as const;

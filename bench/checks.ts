@@ -1,0 +1,82 @@
+// What every response body of a workload must be; the load generators check each one.
+import { STATIC_BODY } from './payload.ts';
+
+export type Check =
+  | { readonly kind: 'static' }
+  | {
+    /** A page of assets: `page` of `totalRecords` matches, each in `scope` (and with next_check < `before`, or the id `id`). */
+    readonly kind: 'assets'; readonly totalRecords: number; readonly pageSize: number; readonly page: number;
+    readonly scope: readonly number[]; readonly before?: string; readonly id?: number;
+  }
+  | { readonly kind: 'updated'; readonly records: number };
+
+/** Member order of the envelope, of an asset and of its embeds, as the service writes them. */
+const REQUEST_KEYS = 'url,endpoint,requested_version,api_version,request_method,timestamp,session';
+const ASSET_KEYS = 'id,company_id,asset_no,serial_no,description,status,next_check,last_check,period,location_id,department_id,'
+  + 'external_type_id,date_added,data,modified,company,location,department,externaltype,files';
+const COMPANY_KEYS = 'id,name,created,logo,subdomain,styles,data,parent_id,modified';
+const PLACE_KEYS = 'id,company_id,description,creationdate,data,modified';
+const TYPE_KEYS = 'id,external_itemtype_id,company_id,description,data,modified';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const keysOf = (v: unknown) => (isObject(v) ? Object.keys(v).join(',') : String(v));
+
+function requestProblem(body: Json, path: string, method: string): string | null {
+  const r = body.request;
+  if (!isObject(r) || keysOf(r) !== REQUEST_KEYS) return `request members ${keysOf(r)}`;
+  if (r.url !== path || r.endpoint !== 'assets' || r.requested_version !== '3.0' || r.api_version !== 3
+    || r.request_method !== method || typeof r.timestamp !== 'number' || r.session !== null) return 'request block';
+  return null;
+}
+
+/** Why an asset record is not shaped like the service's, or null. */
+function shapeProblem(a: Json): string | null {
+  if (keysOf(a) !== ASSET_KEYS) return `asset members ${keysOf(a)}`;
+  if (keysOf(a.company) !== COMPANY_KEYS || a.company_id !== (a.company as Json).id) return 'company embed';
+  for (const [key, via] of [['location', 'location_id'], ['department', 'department_id']] as const) {
+    if (a[via] === null ? a[key] !== null : keysOf(a[key]) !== PLACE_KEYS || (a[key] as Json).id !== a[via]) return `${key} embed`;
+  }
+  const type = a.externaltype;
+  if (keysOf(type) !== TYPE_KEYS || (type as Json).id !== a.external_type_id) return 'externaltype embed';
+  if (!Array.isArray(a.files)) return 'files';
+  return null;
+}
+
+function pageProblem(body: Json, check: Extract<Check, { kind: 'assets' }>): string | null {
+  const p = body.pagination;
+  if (!isObject(p) || keysOf(p) !== 'total_pages,total_records') return 'pagination members';
+  if (p.total_records !== check.totalRecords) return `total_records ${String(p.total_records)} != ${check.totalRecords}`;
+  if (p.total_pages !== Math.ceil(check.totalRecords / check.pageSize)) return 'total_pages';
+  const expectedLength = Math.max(0, Math.min(check.pageSize, check.totalRecords - (check.page - 1) * check.pageSize));
+  const list = body.response;
+  if (!Array.isArray(list) || list.length !== expectedLength) return 'page length';
+  let lastId = 0;
+  for (const a of list as unknown[]) {
+    if (!isObject(a)) return 'record';
+    if (typeof a.id !== 'number' || a.id <= lastId) return 'order';
+    lastId = a.id;
+    if (check.id !== undefined && a.id !== check.id) return `id ${a.id} != ${check.id}`;
+    if (!check.scope.includes(a.company_id as number)) return `company ${String(a.company_id)} outside the scope`;
+    if (check.before !== undefined && (typeof a.next_check !== 'string' || a.next_check >= check.before)) return `next_check ${String(a.next_check)}`;
+    const shape = shapeProblem(a);
+    if (shape) return shape;
+  }
+  return null;
+}
+
+/** Why a body is not the expected one, or null when it is. */
+export function problemOf(text: string, path: string, check: Check): string | null {
+  if (check.kind === 'static') return text === STATIC_BODY ? null : 'not the static body';
+  let body: unknown;
+  try { body = JSON.parse(text); } catch { return 'not JSON'; }
+  if (!isObject(body)) return 'not an object';
+  if (check.kind === 'updated') {
+    if (keysOf(body) !== 'request,response') return `envelope members ${keysOf(body)}`;
+    const r = body.response;
+    if (!isObject(r) || r.records_updated !== check.records || r.records_found !== check.records) return `counts ${JSON.stringify(r)} != ${check.records}`;
+    return requestProblem(body, path, 'Post');
+  }
+  if (keysOf(body) !== 'request,pagination,response') return `envelope members ${keysOf(body)}`;
+  return requestProblem(body, path, 'Get') ?? pageProblem(body, check);
+}

@@ -1,0 +1,54 @@
+// The benchmark's settings (from the environment) and the files it writes under .bench/.
+import { join, resolve } from 'node:path';
+
+const int = (names: readonly string[], fallback: number): number => {
+  for (const name of names) {
+    const v = process.env[name];
+    if (v === undefined || v === '') continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new Error(`${name} must be a positive integer (got "${v}")`);
+    return Number(v);
+  }
+  return fallback;
+};
+
+export const SECONDS = int(['BENCH_SECONDS'], 10);
+export const WARMUP = int(['BENCH_WARMUP_SECONDS'], 3);
+export const CONNECTIONS = int(['BENCH_CONNECTIONS'], 16);
+/** Number of assets; BENCH_ASSETS is the older name. */
+export const ROWS = int(['BENCH_ROWS', 'BENCH_ASSETS'], 100_000);
+export const WITH_PG = process.env.BENCH_PG === '1';
+export type Engine = 'sqlite' | 'postgres';
+export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
+export const PG_DATABASE = 'asset_tracker_bench';
+export const PAGE_SIZE = 30;
+/** At this many rows the run also measures W2's latency at a quarter of its peak rate. */
+export const LATENCY_RUN_ROWS = 1_000_000;
+
+/** W6 and the bare UPDATE: rows per request, timed iterations after the warm-ups. */
+export const UPDATE_ROWS = 5000;
+export const UPDATE_ITERATIONS = 15;
+export const UPDATE_WARMUPS = 2;
+
+/** The ratios of the issue and their targets. */
+export const TARGETS = {
+  w1VsStatic: { sqlite: 0.3, postgres: 0.2 },
+  w2VsBare: { sqlite: 0.8, postgres: 0.6 },
+  w2PgVsSqlite: 0.5,
+  w3VsW2: 0.5,
+  w6VsBareUpdate: 3,
+  rssMiB: 200,
+  p50AtQuarterMs: 5,
+} as const;
+
+export const BENCH_DIR = resolve('.bench');
+export const SQLITE_DIR = join(BENCH_DIR, 'sqlite');
+/** The file the service opens under DATA_DIR=SQLITE_DIR (src/db/database.ts). */
+export const SQLITE_FILE = join(SQLITE_DIR, 'asset-tracker.sqlite');
+export const TLS_FILES = {
+  serverCert: join(BENCH_DIR, 'tls', 'server.pem'),
+  serverKey: join(BENCH_DIR, 'tls', 'server.key'),
+  clientCert: join(BENCH_DIR, 'tls', 'client.pem'),
+  clientKey: join(BENCH_DIR, 'tls', 'client.key'),
+};
+
+export const say = (line: string): void => { process.stdout.write(`${line}\n`); };

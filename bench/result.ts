@@ -1,0 +1,24 @@
+// What a load generator reports back to run.ts: one `RESULT <json>` line on stdout,
+// after a `MEASURING` line when the measured part starts.
+
+export interface LoadResult {
+  readonly reqPerSec: number;
+  readonly ok: number;
+  readonly seconds: number;
+  readonly bytesPerResponse: number;
+  /** p99 is null when too few requests were timed for it to mean anything. */
+  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number | null; readonly max: number };
+  readonly problems: { readonly non2xx: number; readonly errors: number; readonly timeouts: number; readonly mismatches: number };
+  readonly statusCodes: Record<string, number>;
+  readonly clientCpuPercent: number;
+  readonly firstMismatch: string | null;
+}
+
+export const announceMeasuring = (): void => { process.stdout.write('MEASURING\n'); };
+export const printResult = (result: LoadResult): void => { process.stdout.write(`RESULT ${JSON.stringify(result)}\n`); };
+
+/** The value below which `q` (0..1) of the sorted samples fall (nearest rank). */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}

@@ -1,0 +1,59 @@
+// What a run prepares: certificates, the PostgreSQL database, the seeded data.
+import { sql } from 'kysely';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createSelfSigned } from '../src/tls/x509.ts';
+import { BENCH_DIR, type Engine, PG_ADMIN_URL, PG_DATABASE, ROWS, say, SQLITE_DIR, TLS_FILES } from './config.ts';
+import { seedBench, type SeedSummary } from './seed.ts';
+
+/** Empties .bench/ and writes the server's and the client's certificates; returns the client's PEM. */
+export function writeCertificates(): string {
+  rmSync(BENCH_DIR, { recursive: true, force: true });
+  mkdirSync(dirname(TLS_FILES.serverCert), { recursive: true });
+  const server = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
+  const client = createSelfSigned({ cn: 'bench client' });
+  writeFileSync(TLS_FILES.serverCert, server.certPem);
+  writeFileSync(TLS_FILES.serverKey, server.keyPem);
+  writeFileSync(TLS_FILES.clientCert, client.certPem);
+  writeFileSync(TLS_FILES.clientKey, client.keyPem);
+  return client.certPem;
+}
+
+export const engineLabel = (engine: Engine) => (engine === 'postgres' ? 'PostgreSQL' : 'SQLite');
+
+/** Migrates and seeds; `url` undefined means SQLite under .bench/sqlite. */
+export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string): Promise<SeedSummary> {
+  const t0 = Date.now();
+  const database = openDatabase({ url, dataDir: SQLITE_DIR });
+  try {
+    await migrate(database.db);
+    const summary = await seedBench(database, { engine, certPem, today, assets: ROWS });
+    // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
+    if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);
+    say(`seeded ${summary.assetsTotal} assets and ${summary.reminders.seeded} reminders into ${engineLabel(engine)}`
+      + ` (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return summary;
+  } finally {
+    await database.close();
+  }
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try { await client.query(text); } finally { await client.end(); }
+}
+
+/** Creates the (empty) benchmark database on the PostgreSQL server; returns its URL. */
+export async function createPgDatabase(): Promise<string> {
+  await dropPgDatabase();
+  await adminQuery(`CREATE DATABASE ${PG_DATABASE}`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${PG_DATABASE}`;
+  return url.toString();
+}
+
+export const dropPgDatabase = (): Promise<void> => adminQuery(`DROP DATABASE IF EXISTS ${PG_DATABASE} WITH (FORCE)`);
