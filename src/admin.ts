@@ -3,6 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { Database, Db } from './db/database.ts';
 import { type AuditEntry, insertAudit } from './engine/audit.ts';
+import { CLIENTS_CHANNEL } from './db/clients.ts';
 import { deleteClientSessions } from './db/sessions.ts';
 import { spkiFingerprint } from './auth/certificate.ts';
 import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
@@ -58,7 +59,7 @@ export async function addClient(database: Database, o: { companyId: number; cert
   const fingerprint = spkiFingerprint(cert);
   const name = o.name ?? cert.subject.replace(/^CN=/, '');
   const now = formatDatetime(clock.now());
-  return database.transaction(async (db) => {
+  const info = await database.transaction(async (db): Promise<ClientInfo> => {
     if (!(await db.selectFrom('companies').select('id').where('id', '=', o.companyId).executeTakeFirst())) {
       throw new AdminError(`company ${o.companyId} does not exist`);
     }
@@ -73,6 +74,9 @@ export async function addClient(database: Database, o: { companyId: number; cert
       newdata: jsonObjectText([['fingerprint', JSON.stringify(fingerprint)], ['impersonation', o.impersonation ? '1' : '0']]) });
     return { id, companyId: o.companyId, name, fingerprint, impersonation: !!o.impersonation, created: now, revoked: null };
   });
+  // Every certificate cache of this process forgets at once (other instances hear it from the database).
+  database.changes?.announce(CLIENTS_CHANNEL);
+  return info;
 }
 
 export async function listClients(database: Database): Promise<ClientInfo[]> {
@@ -95,6 +99,7 @@ export async function revokeClient(database: Database, id: number, clock: Clock 
     await audit(database, db, clock, Number(client.company_id), { endpoint: 'clients', action: 'update', recordId: id,
       message: `Revoked certificate ${id}`, newdata: jsonObjectText([['revoked', JSON.stringify(now)]]) });
   });
+  database.changes?.announce(CLIENTS_CHANNEL);
 }
 
 export interface NewUser { companyId: number; username: string; email: string; level?: Level; firstName?: string; lastName?: string }

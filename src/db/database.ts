@@ -1,5 +1,6 @@
 import { Kysely, sql, type Transaction } from 'kysely';
 import { join } from 'node:path';
+import { type Changes, listenPostgres } from './changes.ts';
 import type { SqlDialect } from './dialect.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
 import { openSqlite, sqliteHooks } from './sqlite.ts';
@@ -15,6 +16,8 @@ export interface Database {
   readonly statements: StatementCache;
   /** Runs a statement outside any transaction: it sees what is committed. */
   read<R>(statement: Statement, values: Values): Promise<R[]>;
+  /** Notices of committed changes (PostgreSQL); null where reads are cheap enough to need no cache. */
+  readonly changes: Changes | null;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -41,13 +44,15 @@ export function openDatabase(o: DatabaseOptions): Database {
   const cache = (db: Db) => new StatementCache(db as unknown as Kysely<unknown>, o.statementCacheSize ?? 500, o.verifyStatements);
   if (o.url && /^postgres(ql)?:\/\//.test(o.url)) {
     const db = new Kysely<Tables>({ dialect: openPostgres(o.url, o.poolSize) });
+    const changes = listenPostgres(o.url);
     return {
       db,
       hooks: postgresHooks,
       statements: cache(db),
+      changes,
       read: async (s, values) => (await execute(db, s, values)).rows as never[],
       transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
-      close: () => db.destroy(),
+      close: async () => { await changes.close(); await db.destroy(); },
     };
   }
   const file = o.url?.startsWith('sqlite:') ? o.url.slice('sqlite:'.length) : join(o.dataDir, 'asset-tracker.sqlite');
@@ -57,6 +62,7 @@ export function openDatabase(o: DatabaseOptions): Database {
     db,
     hooks: sqliteHooks,
     statements: cache(db),
+    changes: null,
     read: async (s, values) => sqlite.read(s.text, bind(s, values)) as never[],
     transaction: (fn) => db.connection().execute(async (conn) => {
       await sql`BEGIN IMMEDIATE`.execute(conn);

@@ -19,5 +19,7 @@ export class Lru<K, V> {
     this.entries.set(key, value);
   }
 
+  clear(): void { this.entries.clear(); }
+
   get size(): number { return this.entries.size; }
 }

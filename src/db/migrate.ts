@@ -7,12 +7,14 @@ import * as initial from './migrations/0001_initial.ts';
 import * as sessions from './migrations/0002_sessions.ts';
 import * as reminderRuns from './migrations/0003_reminder_runs.ts';
 import * as companyClosure from './migrations/0004_company_closure.ts';
+import * as clientNotices from './migrations/0005_client_notices.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_sessions': sessions,
   '0003_reminder_runs': reminderRuns,
   '0004_company_closure': companyClosure,
+  '0005_client_notices': clientNotices,
 };
 
 export async function migrate<T>(db: Kysely<T>): Promise<string[]> {

@@ -9,6 +9,7 @@ import { createSelfSigned, issueCertificate } from '../../src/tls/x509.ts';
 import { chained, expired, selfSigned, type TestCert } from '../support/certs.ts';
 import type { TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
+import { eventually } from '../support/wait.ts';
 import { closePlain, escapedPem, listenPlain, noAccessMessage, plainRaw, plainRequest, spkiOf } from '../support/proxy.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -76,6 +77,21 @@ for (const kind of DB_KINDS) {
       await revokeClient(svc.database, info.id);
       assertNoAccess(await client.get('/3.0/endpoints'), spkiOf(cert.certPem));
       assertNoAccess(await svc.client(cert).get('/3.0/endpoints'), spkiOf(cert.certPem));
+    });
+
+    it('a certificate registered or revoked by another process is known at once (or, on PostgreSQL, within moments)', async () => {
+      const other = svc.reopen();
+      try {
+        const cert = selfSigned('elsewhere');
+        const client = svc.client(cert);
+        assertNoAccess(await client.get('/3.0/endpoints'), spkiOf(cert.certPem));
+        const info = await addClient(other, { companyId: company, certPem: cert.certPem });
+        assertOk(await eventually(() => client.get('/3.0/endpoints'), (r) => r.status === 200));
+        await revokeClient(other, info.id);
+        assertNoAccess(await eventually(() => client.get('/3.0/endpoints'), (r) => r.status === 401), spkiOf(cert.certPem));
+      } finally {
+        await other.close();
+      }
     });
 
     it('an expired registered certificate → 401 with its fingerprint', async () => {

@@ -39,14 +39,23 @@ export const DB_KINDS: readonly DbKind[] = await (async () => {
   return ['sqlite'] as const;
 })();
 
-export interface FreshDatabase { readonly database: Database; readonly url: string | undefined; drop(): Promise<void> }
+export interface FreshDatabase {
+  readonly database: Database;
+  readonly url: string | undefined;
+  /** Another handle on the same store, as a second instance or the operator's CLI would open it. */
+  reopen(): Database;
+  drop(): Promise<void>;
+}
 
 export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'asset-tracker-test-'));
     const database = openDatabase({ dataDir: dir, verifyStatements: true });
     await migrate(database.db);
-    return { database, url: undefined, async drop() { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      database, url: undefined, reopen: () => openDatabase({ dataDir: dir }),
+      async drop() { await database.close(); rmSync(dir, { recursive: true, force: true }); },
+    };
   }
   const name = `asset_tracker_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
@@ -58,7 +67,7 @@ export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   const database = openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 5, verifyStatements: true });
   await migrate(database.db);
   return {
-    database, url: url.toString(),
+    database, url: url.toString(), reopen: () => openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 2 }),
     async drop() {
       await database.close();
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
@@ -86,6 +95,8 @@ export interface Service {
   readonly port: number;
   readonly clock: TestClock;
   readonly baseUrl: string;
+  /** Another handle on the service's store (a second instance, the operator's CLI); the caller closes it. */
+  reopen(): Database;
   /** A client presenting `cert` (or no certificate). */
   client(cert?: TestCert | null): TestClient;
   company(name: string, parent?: number | null): Promise<number>;
@@ -110,7 +121,7 @@ export async function startService(kind: DbKind, options: Partial<AppOptions> = 
     return c;
   };
   return {
-    kind, database: fresh.database, app, port, clock, baseUrl, client,
+    kind, database: fresh.database, app, port, clock, baseUrl, client, reopen: fresh.reopen,
     company: (name, parent = null) => addCompany(fresh.database, name, parent),
     async certificate(companyId, o = {}) {
       const cert = selfSigned(`client-${companyId}-${Math.random().toString(36).slice(2, 6)}`);
