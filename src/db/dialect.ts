@@ -38,8 +38,8 @@ export interface SqlDialect {
   text(expr: Sql): Sql;
   /** Byte-order comparison of an already textual expression. */
   bytewise(expr: Sql): Sql;
-  /** Case-insensitive (ASCII only) LIKE with `\` as the escape character. */
-  like(expr: Sql, pattern: unknown): Sql;
+  /** `expr` contains `needle`, ASCII letters folded, every other character compared as is. */
+  contains(expr: Sql, needle: unknown): Sql;
   /**
    * The JSON text of a value of a field type, exactly as JSON.stringify writes it
    * (strings quoted and escaped, numbers as digits, JSON columns as stored, NULL as `null`).

@@ -54,7 +54,8 @@ export const postgresHooks: SqlDialect = {
   cast: (value, type) => sql`CAST(${value} AS ${sql.raw(type === 'int' ? 'bigint' : type)})`,
   text: (expr) => sql`(CAST(${expr} AS text) COLLATE "C")`,
   bytewise: (expr) => sql`(${expr} COLLATE "C")`,
-  like: (expr, pattern) => sql`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
+  // Under COLLATE "C", lower() folds ASCII letters only, as SQLite's does.
+  contains: (expr, needle) => sql`(strpos(lower(${expr} COLLATE "C"), lower(CAST(${needle} AS text) COLLATE "C")) > 0)`,
   lockMatched: sql`FOR UPDATE OF t`,
   lockFor: (key) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`,
   isUniqueViolation: (e) => errorCode(e) === '23505',

@@ -42,7 +42,8 @@ export const sqliteHooks: SqlDialect = {
   cast: (value) => sql`${value}`,
   text: (expr) => sql`CAST(${expr} AS TEXT)`,
   bytewise: (expr) => expr,
-  like: (expr, pattern) => sql`(${expr} LIKE ${pattern} ESCAPE '\\')`,
+  // Not LIKE: it takes U+FFFD, U+FFFE and U+FFFF for one another. lower() folds ASCII only.
+  contains: (expr, needle) => sql`(instr(lower(${expr}), lower(${needle})) > 0)`,
   lockMatched: sql``,
   lockFor: () => sql`SELECT 1`,
   isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',

@@ -23,7 +23,7 @@ function slotted(v: Typed, at: (suffix: string, value: unknown) => Param): { val
     case 'null': return { value: v, kind: 'null' };
     case 'scalar': return { value: { kind: 'scalar', value: at('', v.value) }, kind: 'scalar' };
     case 'day': return { value: { kind: 'day', day: at('', v.day), next: at('n', v.next) }, kind: 'day' };
-    case 'contains': return { value: { kind: 'contains', pattern: at('', v.pattern) }, kind: 'contains' };
+    case 'contains': return { value: { kind: 'contains', needle: at('', v.needle) }, kind: 'contains' };
     case 'json': return {
       value: { kind: 'json', text: at('', v.text), number: v.number === null ? null : at('n', v.number) },
       kind: v.number === null ? 'json-text' : 'json-number',

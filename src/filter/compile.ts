@@ -17,7 +17,8 @@ export type Typed =
   | { readonly kind: 'scalar'; readonly value: Bound<string | number> }
   /** A date-only value against a datetime field: compares the date part. */
   | { readonly kind: 'day'; readonly day: Bound<string>; readonly next: Bound<string> }
-  | { readonly kind: 'contains'; readonly pattern: Bound<string> }
+  /** Case-insensitive (ASCII) substring; every character of the needle is literal. */
+  | { readonly kind: 'contains'; readonly needle: Bound<string> }
   /** `number` is null when the value is no JSON number (the statement's shape differs). */
   | { readonly kind: 'json'; readonly text: Bound<string>; readonly number: Bound<number> | null };
 
@@ -28,6 +29,9 @@ export interface Condition {
 }
 
 const INTEGER = /^-?\d+$/;
+
+/** The start of the next day as datetime text; after 9999-12-31, text beyond every datetime of that day. */
+const nextDay = (day: string) => (day === '9999-12-31' ? '9999-12-32' : addDays(day, 1));
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** Checks the value against the field's type (spec §4.1 "Typing"). */
@@ -38,7 +42,7 @@ export function typeCondition(segment: FilterSegment, ref: FieldRef): Condition 
     if (op !== '=' && op !== '!') throw invalidFilter(segment.raw);
     return make({ kind: 'null' });
   }
-  if (op === '~') return make({ kind: 'contains', pattern: `%${value.replace(/[\\%_]/g, '\\$&')}%` });
+  if (op === '~') return make({ kind: 'contains', needle: value });
   if (ref.keys.length > 0) {
     return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? Number(value) : null });
   }
@@ -53,7 +57,7 @@ export function typeCondition(segment: FilterSegment, ref: FieldRef): Condition 
       if (!isDate(value)) throw invalidFilter(segment.raw);
       return make({ kind: 'scalar', value });
     case 'datetime':
-      if (isDate(value)) return make({ kind: 'day', day: value, next: addDays(value, 1) });
+      if (isDate(value)) return make({ kind: 'day', day: value, next: nextDay(value) });
       if (!isDatetime(value)) throw invalidFilter(segment.raw);
       return make({ kind: 'scalar', value });
     case 'json':
@@ -77,7 +81,7 @@ export function compileCondition(c: Condition, expr: Sql, hooks: SqlDialect): Sq
     case 'null':
       return op === '=' ? sql`(${expr} IS NULL)` : sql`(${expr} IS NOT NULL)`;
     case 'contains':
-      return hooks.like(c.ref.field.type === 'string' ? expr : hooks.text(expr), v.pattern);
+      return hooks.contains(c.ref.field.type === 'string' ? expr : hooks.text(expr), v.needle);
     case 'scalar':
       return op === '!' ? sql`(${expr} IS NULL OR ${expr} <> ${v.value})` : cmp(expr, op, v.value);
     case 'day': {
@@ -99,7 +103,7 @@ function compileJson(c: Condition, j: ReturnType<SqlDialect['json']>, hooks: Sql
   const v = c.value;
   const missing = sql`(${j.kind} IS NULL OR ${j.kind} = 'null')`;
   if (v.kind === 'null') return op === '=' ? missing : sql`(NOT ${missing})`;
-  if (v.kind === 'contains') return hooks.like(j.text, v.pattern);
+  if (v.kind === 'contains') return hooks.contains(j.text, v.needle);
   if (v.kind !== 'json') throw new Error('unreachable: plain value on a JSON path');
   // A value that is not a JSON number compares as text with every scalar, numbers included.
   const textKinds = sql.raw(v.number === null ? `('string', 'boolean', 'number')` : `('string', 'boolean')`);

@@ -43,7 +43,8 @@ function units(raw: string): Unit[] | null {
 const isFieldByte = (b: number) =>
   (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x5f || b === 0x24 || b === 0x2e;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// A leading U+FEFF is part of the value, not a byte-order mark to drop.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Splits one raw segment into field, operator and value, or throws `invalid_filter`. */
 export function parseSegment(raw: string): FilterSegment {

@@ -95,6 +95,13 @@ const rows: readonly Row[] = [
   ['assets/next_check~2017-10', [1, 2, 12]],
   ['assets/next_check~-02-29', [7]],
   ['assets/next_check~2023-02-29', []],
+  // datetimes compared with a date: the date part; the last day of the calendar has no day after it
+  ['assets/modified>9999-12-31', []],
+  ['assets/modified=9999-12-31', []],
+  ['assets/modified<9999-12-31', ALL],
+  ['assets/modified-9999-12-31', ALL],
+  ['assets/modified+0001-01-01', ALL],
+  ['assets/next_check>0001-01-01', [1, 2, 3, 5, 6, 7, 8, 12]],
   // several segments, on the same field or not, all apply
   ['assets/next_check+2017-10-01/next_check-2018-12-31', [1, 2, 3, 12]],
   ['assets/next_check>2017-10-09/next_check<2019-01-02', [2, 3, 5]],

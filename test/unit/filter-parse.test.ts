@@ -160,11 +160,11 @@ const VALID: readonly [string, string, Expect][] = [
   ['locations', 'creationdate=2017-10-09+08:00:00', { field: 'creationdate', relation: null, keys: [], value: { kind: 'scalar', value: '2017-10-09 08:00:00' } }],
   ['locations', 'creationdate=2017-10-09%2023:59:59', { field: 'creationdate', relation: null, keys: [], value: { kind: 'scalar', value: '2017-10-09 23:59:59' } }],
   // `~` compares the text form and skips the type check
-  ['assets', 'id~12', { field: 'id', relation: null, keys: [], value: { kind: 'contains', pattern: '%12%' } }],
-  ['assets', 'id~abc', { field: 'id', relation: null, keys: [], value: { kind: 'contains', pattern: '%abc%' } }],
-  ['assets', 'next_check~2017-10', { field: 'next_check', relation: null, keys: [], value: { kind: 'contains', pattern: '%2017-10%' } }],
-  ['assets', 'next_check~2023-02-29', { field: 'next_check', relation: null, keys: [], value: { kind: 'contains', pattern: '%2023-02-29%' } }],
-  ['assets', 'description~50%25_a\\b', { field: 'description', relation: null, keys: [], value: { kind: 'contains', pattern: '%50\\%\\_a\\\\b%' } }],
+  ['assets', 'id~12', { field: 'id', relation: null, keys: [], value: { kind: 'contains', needle: '12' } }],
+  ['assets', 'id~abc', { field: 'id', relation: null, keys: [], value: { kind: 'contains', needle: 'abc' } }],
+  ['assets', 'next_check~2017-10', { field: 'next_check', relation: null, keys: [], value: { kind: 'contains', needle: '2017-10' } }],
+  ['assets', 'next_check~2023-02-29', { field: 'next_check', relation: null, keys: [], value: { kind: 'contains', needle: '2023-02-29' } }],
+  ['assets', 'description~50%25_a\\b', { field: 'description', relation: null, keys: [], value: { kind: 'contains', needle: '50%_a\\b' } }],
   // <NULL> with = and ! (and the `!=` alias) on any field
   ['assets', 'next_check=<NULL>', { field: 'next_check', relation: null, keys: [], value: { kind: 'null' } }],
   ['assets', 'period!=%3CNULL%3E', { field: 'period', relation: null, keys: [], value: { kind: 'null' } }],
