@@ -43,14 +43,15 @@ export async function execute<R>(db: Db, statement: Statement, values: Values): 
 export function openDatabase(o: DatabaseOptions): Database {
   const cache = (db: Db) => new StatementCache(db as unknown as Kysely<unknown>, o.statementCacheSize ?? 500, o.verifyStatements);
   if (o.url && /^postgres(ql)?:\/\//.test(o.url)) {
-    const db = new Kysely<Tables>({ dialect: openPostgres(o.url, o.poolSize) });
+    const postgres = openPostgres(o.url, o.poolSize);
+    const db = new Kysely<Tables>({ dialect: postgres.dialect });
     const changes = listenPostgres(o.url);
     return {
       db,
       hooks: postgresHooks,
       statements: cache(db),
       changes,
-      read: async (s, values) => (await execute(db, s, values)).rows as never[],
+      read: (s, values) => postgres.read(s.text, bind(s, values)) as Promise<never[]>,
       transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
       close: async () => { await changes.close(); await db.destroy(); },
     };

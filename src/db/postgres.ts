@@ -112,7 +112,13 @@ function namedStatements(pool: pg.Pool): PostgresPool {
   };
 }
 
-export function openPostgres(connectionString: string, max = 10): PostgresDialect {
+export interface PostgresConnections {
+  readonly dialect: PostgresDialect;
+  /** Reads outside transactions straight from the pool (a named statement, no query builder). */
+  read(text: string, params: readonly unknown[]): Promise<unknown[]>;
+}
+
+export function openPostgres(connectionString: string, max = 10): PostgresConnections {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -122,5 +128,16 @@ export function openPostgres(connectionString: string, max = 10): PostgresDialec
   // already purged by the pool, which then emits 'error': without a listener that
   // would crash the process. The next query simply opens a new connection.
   pool.on('error', () => {});
-  return new PostgresDialect({ pool: namedStatements(pool) });
+  const named = namedStatements(pool);
+  return {
+    dialect: new PostgresDialect({ pool: named }),
+    async read(text, params) {
+      const client = await named.connect();
+      try {
+        return (await client.query(text, params)).rows;
+      } finally {
+        client.release();
+      }
+    },
+  };
 }

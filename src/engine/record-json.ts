@@ -20,24 +20,43 @@ export const objectSql = (s: Shape, fields: readonly FieldDef[], alias: string):
 /** `{"a":null,"b":null,…}`: an embedded record the caller may not see, or an empty one shown as such. */
 export const nullsJson = (fields: readonly FieldDef[]) => `{${fields.map((f) => `${JSON.stringify(f.name)}:null`).join(',')}}`;
 
+/**
+ * Whether the embedded record is visible whenever the record embedding it is: it
+ * is the record's own company, or a same-company reference (checked on every
+ * write, spec §3) to a resource without further visibility rules. Other embeds —
+ * a parent company, an audit entry's asset or user, a message's sender — are
+ * checked against the scope.
+ */
+function visibleWithOwner(def: ResourceDef, rel: RelationDef, target: ResourceDef): boolean {
+  if (rel.via === def.scopeColumn) return true;
+  const field = def.fields.find((f) => f.name === rel.via);
+  return field?.references?.rule === 'same-company' && !target.visible;
+}
+
 /** An embedded record the caller may not see shows with every member null (spec §3). */
-function oneJson(s: Shape, rel: RelationDef): Sql {
+function oneJson(s: Shape, def: ResourceDef, rel: RelationDef): Sql {
   const target = s.catalog.lookup(rel.resource);
   const fields = relationFields(rel, target);
   const a = `e_${rel.name}`;
   const nulls = s.hooks.jsonLiteral(nullsJson(fields));
   const via = sql.ref(`t.${rel.via}`);
+  const scoped = visibleWithOwner(def, rel, target) ? sql`` : sql`AND ${visible(s, target, a)}`;
   return sql`(CASE WHEN ${via} IS NULL THEN ${rel.empty === 'nulls' ? nulls : s.hooks.jsonLiteral('null')}
     ELSE COALESCE((SELECT ${objectSql(s, fields, a)} FROM ${sql.table(target.table)} AS ${sql.id(a)}
-      WHERE ${sql.ref(`${a}.id`)} = ${via} AND ${visible(s, target, a)}), ${nulls}) END)`;
+      WHERE ${sql.ref(`${a}.id`)} = ${via} ${scoped}), ${nulls}) END)`;
 }
 
-/** Most records have no children: one index probe answers `[]` before any aggregate is set up. */
+/**
+ * Most records have no children: one index probe answers `[]` before any aggregate
+ * is set up. Children that refer to their parent as a same-company reference (an
+ * asset's files) are visible with it.
+ */
 function manyJson(s: Shape, rel: RelationDef): Sql {
   const target = s.catalog.lookup(rel.resource);
   const a = `m_${rel.name}`;
   const back = sql.ref(`${a}.${rel.back}`);
-  const from = sql`FROM ${sql.table(target.table)} AS ${sql.id(a)} WHERE ${back} = t.id AND ${visible(s, target, a)}`;
+  const sameCompany = target.fields.find((f) => f.name === rel.back)?.references?.rule === 'same-company' && !target.visible;
+  const from = sql`FROM ${sql.table(target.table)} AS ${sql.id(a)} WHERE ${back} = t.id ${sameCompany ? sql`` : sql`AND ${visible(s, target, a)}`}`;
   const children = s.hooks.jsonArray(objectSql(s, relationFields(rel, target), a), from, sql.ref(`${a}.id`));
   return sql`(CASE WHEN EXISTS (SELECT 1 FROM ${sql.table(target.table)} AS ${sql.id(a)} WHERE ${back} = t.id)
     THEN ${children} ELSE ${s.hooks.jsonLiteral('[]')} END)`;
@@ -45,6 +64,6 @@ function manyJson(s: Shape, rel: RelationDef): Sql {
 
 /** The JSON text of a record of `def` at alias `t` with its embeds. */
 export function recordJson(s: Shape, def: ResourceDef): Sql {
-  const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: rel.back ? manyJson(s, rel) : oneJson(s, rel) }));
+  const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: rel.back ? manyJson(s, rel) : oneJson(s, def, rel) }));
   return s.hooks.jsonText(s.hooks.jsonObject([...members(s, def.fields, 't'), ...embeds]));
 }
