@@ -69,6 +69,12 @@ export interface SqlDialect {
    * (parameters in select lists or alone under IS NULL, text into a json column).
    */
   cast(value: unknown, type: 'int' | 'text' | 'json'): Sql;
+  /**
+   * A write transaction runs alone (SQLite's one writer): the records a filter
+   * matches cannot change under it, so its statements may apply the filter again
+   * instead of carrying the list of matched ids (which PostgreSQL needs, locked).
+   */
+  readonly writesAlone: boolean;
   /** Row lock for the matched records of a write (`t` is the main table's alias). */
   readonly lockMatched: Sql;
   /**

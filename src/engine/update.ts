@@ -15,7 +15,9 @@ import { PARAMS } from './params.ts';
 import type { Query } from './query.ts';
 import type { Derived, Resource, WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
-import { alreadyInUse, amongIds, checkReferences, checkUnique, idValues, inWriteTx, matchIds, placing, readBody, rowsOf, setList } from './write.ts';
+import {
+  alreadyInUse, byIds, checkReferences, checkUnique, inWriteTx, type Matched, matchIds, matchSet, placing, readBody, rowsOf, setList,
+} from './write.ts';
 
 export interface UpdateResult { readonly updated: number; readonly found: number }
 
@@ -24,8 +26,11 @@ export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body:
   const changes = readBody(ctx, res, body, 'update');
   checkFieldAccess(ctx, res.def, changes);
   return inWriteTx(ctx, async (tx) => {
+    if (!rowWise(res)) {
+      const matched = await matchSet(tx, res.def, query);
+      return { updated: await updateSet(tx, res, matched, changes), found: matched.count };
+    }
     const ids = await matchIds(tx, res.def, query);
-    if (!rowWise(res)) return { updated: await updateSet(tx, res, ids, changes), found: ids.length };
     let updated = 0;
     for (const row of await rowsOf(tx, res.def, ids)) updated += Number(await updateRecord(tx, res, row, { ...changes }));
     return { updated, found: ids.length };
@@ -51,7 +56,7 @@ export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes
     const next = { ...old, ...changes };
     if (moves) await checkReferences(tx, def, next, def.fields);
     await checkUnique(tx, def, next, Number(old.id), Object.keys(changes).filter((k) => changes[k] !== old[k]));
-    return (await updateSet(tx, res, [Number(old.id)], changes)) > 0;
+    return (await updateSet(tx, res, byIds(tx, [Number(old.id)]), changes)) > 0;
   }
   await res.hooks?.beforeUpdate?.(tx, old, changes);
   const changed = storedFields(def).filter((f) => changes[f.name] !== undefined && changes[f.name] !== old[f.name]);
@@ -88,15 +93,15 @@ function changedJson(items: readonly Assignment[], json: (a: Assignment) => Sql)
   return sql`('{' || rtrim(${sql.join(members, sql` || `)}, ',') || '}')`;
 }
 
-/** The set-based update of the records `ids`; returns how many changed. */
-async function updateSet(tx: WriteTx, res: Resource, ids: readonly number[], changes: Row): Promise<number> {
+/** The set-based update of the matched records; returns how many changed. */
+async function updateSet(tx: WriteTx, res: Resource, matched: Matched, changes: Row): Promise<number> {
   const { def } = res;
   const derived: Derived | null = res.hooks?.derive?.(tx, changes) ?? null;
   const fields = storedFields(def).filter((f) => changes[f.name] !== undefined || derived?.field === f.name);
-  if (ids.length === 0 || fields.length === 0) return 0;
-  await checkSetReferences(tx, def, ids, changes);
+  if (matched.count === 0 || fields.length === 0) return 0;
+  await checkSetReferences(tx, def, matched, changes);
   const { hooks } = tx.shape;
-  const values: Record<string, unknown> = { ...idValues(tx, ids), ...derived?.values };
+  const values: Record<string, unknown> = { ...matched.values, ...derived?.values };
   const items = fields.map((field): Assignment => {
     const stored = sql.ref(`t.${columnOf(field)}`);
     if (derived?.field === field.name) {
@@ -107,8 +112,8 @@ async function updateSet(tx: WriteTx, res: Resource, ids: readonly number[], cha
     const value = hooks.cast(new Param(`v_${field.name}`), castType(field));
     return { field, value, json: hooks.cast(new Param(`j_${field.name}`), 'text'), differs: hooks.differs(stored, value, field.type) };
   });
-  const key = `${def.name}|${fields.map((f) => f.name).join(',')}|${derived?.key ?? ''}`;
-  const changing = sql`${amongIds(tx)} AND (${sql.join(items.map((a) => a.differs), sql` OR `)})`;
+  const key = `${def.name}|${fields.map((f) => f.name).join(',')}|${derived?.key ?? ''}|${matched.key}`;
+  const changing = sql`${matched.where} AND (${sql.join(items.map((a) => a.differs), sql` OR `)})`;
   await tx.flushAudit();
   await tx.run(`update-audit|${key}`, () => auditSelect(tx.shape, def, 'update', {
     olddata: changedJson(items, (a) => hooks.jsonValue(a.field.type, sql.ref(`t.${columnOf(a.field)}`))),
@@ -130,7 +135,7 @@ async function updateSet(tx: WriteTx, res: Resource, ids: readonly number[], cha
  * The set-based form of checkReferences: a referenced record must be visible,
  * and of the company of every record that would change to refer to it.
  */
-async function checkSetReferences(tx: WriteTx, def: ResourceDef, ids: readonly number[], changes: Row): Promise<void> {
+async function checkSetReferences(tx: WriteTx, def: ResourceDef, matched: Matched, changes: Row): Promise<void> {
   for (const f of def.fields) {
     const value = changes[f.name];
     if (!f.references || value === null || value === undefined) continue;
@@ -140,9 +145,9 @@ async function checkSetReferences(tx: WriteTx, def: ResourceDef, ids: readonly n
     if (f.references.rule !== 'same-company') continue;
     const column = sql.ref(`t.${columnOf(f)}`);
     const ref = tx.shape.hooks.cast(new Param('ref'), 'int');
-    const { rows } = await tx.run(`foreign|${def.name}|${f.name}`, () => sql`SELECT t.id FROM ${sql.table(def.table)} AS t
-      WHERE ${amongIds(tx)} AND ${sql.ref(`t.${def.scopeColumn}`)} <> ${tx.shape.hooks.cast(new Param('company'), 'int')}
-      AND ${tx.shape.hooks.differs(column, ref, f.type)} LIMIT 1`, { ...idValues(tx, ids), ref: value, company: found[target.scopeColumn] });
+    const { rows } = await tx.run(`foreign|${def.name}|${f.name}|${matched.key}`, () => sql`SELECT t.id FROM ${sql.table(def.table)} AS t
+      WHERE ${matched.where} AND ${sql.ref(`t.${def.scopeColumn}`)} <> ${tx.shape.hooks.cast(new Param('company'), 'int')}
+      AND ${tx.shape.hooks.differs(column, ref, f.type)} LIMIT 1`, { ...matched.values, ref: value, company: found[target.scopeColumn] });
     if (rows.length > 0) throw invalidValue(f.name);
   }
 }

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { execute } from '../db/database.ts';
 import type { Sql } from '../db/dialect.ts';
-import { Param } from '../db/statements.ts';
+import { Param, type Values } from '../db/statements.ts';
 import { dataError, invalidValue, tooMany } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
@@ -83,6 +83,35 @@ export async function matchIds(tx: WriteTx, def: ResourceDef, query: Query): Pro
     ${joinClause(s, def, relationsOf(q.conditions))} WHERE ${whereClause(s, def, q.conditions)} ORDER BY t.id ${s.hooks.lockMatched}`, q.values);
   return rows.map((r) => Number(r.id));
 }
+
+/** The records a set-based write acts on: a condition on alias `t`, its values, and how many there are. */
+export interface Matched {
+  readonly count: number;
+  /** Part of the key of every statement that uses `where`. */
+  readonly key: string;
+  readonly where: Sql;
+  readonly values: Values;
+}
+
+/**
+ * The matched records as a set: the filter itself where writes run alone
+ * (no ids travel to the service and back), else their ids, locked.
+ */
+export async function matchSet(tx: WriteTx, def: ResourceDef, query: Query): Promise<Matched> {
+  const s = tx.shape;
+  if (!s.hooks.writesAlone) return byIds(tx, await matchIds(tx, def, query));
+  const q = queryShape(query);
+  const joined = relationsOf(q.conditions);
+  const where = whereClause(s, def, q.conditions);
+  const filtered = joined.size === 0 ? where
+    : sql`t.id IN (SELECT t.id FROM ${sql.table(def.table)} AS t ${joinClause(s, def, joined)} WHERE ${where})`;
+  const { rows } = await tx.run<{ n: number }>(`match-count|${def.name}|${q.where}`,
+    () => sql`SELECT COUNT(*) AS n FROM ${sql.table(def.table)} AS t WHERE ${filtered}`, q.values);
+  return { count: Number(rows[0]!.n), key: `filter:${q.where}`, where: filtered, values: q.values };
+}
+
+export const byIds = (tx: WriteTx, ids: readonly number[]): Matched =>
+  ({ count: ids.length, key: 'ids', where: amongIds(tx), values: idValues(tx, ids) });
 
 /** `t.id` is one of the ids bound as `ids` (see `idValues`). */
 export const amongIds = (tx: WriteTx, alias = 't') => tx.shape.hooks.inIds(sql.ref(`${alias}.id`), IDS);

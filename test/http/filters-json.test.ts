@@ -2,7 +2,9 @@
 // engines (spec §4.1, §3): JSON number-vs-text rules, NULL and missing keys,
 // `relation.field`, date-part comparison of datetimes, and the company scope.
 // Data: test/support/filter-data.ts.
-import { filterTable, invalid, range, type Row } from '../support/filter-data.ts';
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { filterTable, idsOf, invalid, range, type Row } from '../support/filter-data.ts';
 
 const ALL = range(1, 12);
 const except = (...ids: number[]) => ALL.filter((id) => !ids.includes(id));
@@ -173,4 +175,19 @@ const datetimes: readonly Row[] = [
   ['assetqueue/requested_date=2017-10-09', [5], 'b'],
 ];
 
-filterTable('filters on JSON, relations and datetimes', [...json, ...relations, ...datetimes]);
+filterTable('filters on JSON, relations and datetimes', [...json, ...relations, ...datetimes], (data) => {
+  it('POST with each filter on an embedded record changes exactly the records GET lists with it', async () => {
+    const { a } = data();
+    let mark = 0;
+    for (const [path, expected, as = 'a'] of relations) {
+      if (as !== 'a' || 'invalid' in expected || !path.includes('/')) continue;
+      const endpoint = path.slice(0, path.indexOf('/'));
+      // Earlier POSTs replace `data`, so what GET lists now is the truth to match.
+      const listed = idsOf(await a.get(`/3.0/${path}`));
+      const res = await a.post(`/3.0/${path}`, { data: { mark: ++mark } });
+      assert.equal(res.status, 200, `${path}: ${res.text}`);
+      assert.deepEqual(res.body.response, { records_updated: listed.length, records_found: listed.length }, path);
+      assert.deepEqual(idsOf(await a.get(`/3.0/${endpoint}/data.mark=${mark}`)), listed, path);
+    }
+  });
+});
