@@ -9,21 +9,14 @@
 // starts and `RESULT <json>` at the end.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import { type Check, problemOf } from './checks.ts';
+import { problemOf } from './checks.ts';
+import type { LoadJob } from './load.ts';
 import { announceMeasuring, percentile, printResult } from './result.ts';
 
-export interface PacedJob {
-  readonly origin: string;
-  readonly path: string;
+/** A LoadJob at a fixed rate; `connections` is the most open at once (requests queue when all are busy). */
+export interface PacedJob extends LoadJob {
   /** Requests per second. */
   readonly rate: number;
-  /** Most connections open at once (requests queue when all are busy). */
-  readonly connections: number;
-  readonly seconds: number;
-  readonly warmupSeconds: number;
-  readonly certFile: string;
-  readonly keyFile: string;
-  readonly check: Check;
 }
 
 interface Outcome { readonly status: number; readonly body: string; readonly error: boolean }
