@@ -21,6 +21,8 @@ export type Engine = 'sqlite' | 'postgres';
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 export const PG_DATABASE = 'asset_tracker_bench';
 export const PAGE_SIZE = 30;
+/** RATE_LIMIT of the benchmarked service: the limiter runs on every request, the load never reaches it. */
+export const HIGH_RATE_LIMIT = 1_000_000;
 /** At this many rows the run also measures W2's latency at a quarter of its peak rate. */
 export const LATENCY_RUN_ROWS = 1_000_000;
 

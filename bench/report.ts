@@ -39,6 +39,7 @@ export function printEngine(run: EngineRun, staticRow: Row, sqlite: EngineRun | 
     ['bare W2 (Fastify + driver)', run.bareW2],
     [`bare UPDATE ${run.updatedRows} rows, no HTTP`, run.bareUpdate],
     ['W1 GET assets.id=N', run.w1],
+    ['W1, rate limiter off', run.w1Unlimited],
     ['W2 GET next_check<today', run.w2],
     ['W3 W2 at page=101', run.w3],
     [`W6 POST ${run.updatedRows} rows, sequential`, run.w6],
@@ -60,6 +61,9 @@ export function printEngine(run: EngineRun, staticRow: Row, sqlite: EngineRun | 
   printRatios(ratios);
   say(`  W6: median ${ms(run.w6.load.latencyMs.p50)} ms, p90 ${ms(run.w6.load.latencyMs.p90)} ms per request;`
     + ` bare UPDATE: median ${ms(run.bareUpdate.load.latencyMs.p50)} ms, p90 ${ms(run.bareUpdate.load.latencyMs.p90)} ms`);
+  const cpuPerRequest = (r: Row) => (r.serverCpuPercent * 10_000) / r.load.reqPerSec;
+  say(`  rate limiter: ${(cpuPerRequest(run.w1) - cpuPerRequest(run.w1Unlimited)).toFixed(1)} µs of server CPU per request`
+    + ` (W1 ${cpuPerRequest(run.w1).toFixed(1)} µs with it, ${cpuPerRequest(run.w1Unlimited).toFixed(1)} µs without)`);
   if (run.quarter) {
     const q = run.quarter;
     say(`  latency at 25 % of peak: ${q.load.reqPerSec.toFixed(0)} req/s, p50 ${ms(q.load.latencyMs.p50)} ms, p99 ${ms(q.load.latencyMs.p99)} ms,`

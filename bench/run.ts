@@ -50,7 +50,7 @@ async function main(): Promise<number> {
   for (const run of runs) printEngine(run, staticRow, run.engine === 'postgres' ? runs[0]! : null);
   printNotes(runs.some((r) => r.quarter !== null));
   say(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const all = [staticRow, ...runs.flatMap((r) => [r.bareW2, r.bareUpdate, r.w1, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : [])])];
+  const all = [staticRow, ...runs.flatMap((r) => [r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : [])])];
   const failed = all.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
   for (const r of failed) {
     process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`

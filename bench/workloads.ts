@@ -5,7 +5,7 @@
 import type { BareUpdateJob } from './bare-update.ts';
 import type { Check } from './checks.ts';
 import {
-  CONNECTIONS, type Engine, LATENCY_RUN_ROWS, PAGE_SIZE, ROWS, say, SECONDS, SQLITE_DIR, SQLITE_FILE, TLS_FILES,
+  CONNECTIONS, type Engine, HIGH_RATE_LIMIT, LATENCY_RUN_ROWS, PAGE_SIZE, ROWS, say, SECONDS, SQLITE_DIR, SQLITE_FILE, TLS_FILES,
   UPDATE_ITERATIONS, UPDATE_ROWS, UPDATE_WARMUPS, WARMUP,
 } from './config.ts';
 import type { LoadJob } from './load.ts';
@@ -29,6 +29,8 @@ export interface EngineRun {
   readonly bareW2: Row;
   readonly bareUpdate: Row;
   readonly w1: Row;
+  /** W1 with the rate limiter off. */
+  readonly w1Unlimited: Row;
   readonly w2: Row;
   readonly w3: Row;
   readonly w6: Row;
@@ -47,10 +49,15 @@ export interface EngineRun {
  */
 const SERVICE_SETTLE_SECONDS = 6;
 
-const service = (t: Seeded): ServerSpec => ({
+/**
+ * The service with its rate limiter on, at a limit the load never reaches (so
+ * its cost is in every figure), or off (RATE_LIMIT=0) to measure that cost.
+ */
+const service = (t: Seeded, rateLimit = String(HIGH_RATE_LIMIT)): ServerSpec => ({
   args: ['dist/cli/main.js', 'serve'],
   settleSeconds: SERVICE_SETTLE_SECONDS,
-  env: { DATA_DIR: SQLITE_DIR, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '' },
+  env: { DATA_DIR: SQLITE_DIR, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '',
+    RATE_LIMIT: rateLimit },
 });
 
 const bareList = (t: Seeded): ServerSpec => ({
@@ -100,6 +107,8 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   const bareW2 = await measureServer(announce(`bare W2, ${db}`, loadText(overdue)), bareList(t), getLoader(overdue, w2Check));
   const w1 = await measureServer(announce(`W1, ${db}`, loadText(w1Path)), service(t),
     getLoader(w1Path, { kind: 'assets', totalRecords: 1, pageSize: PAGE_SIZE, page: 1, scope, id: w1Id }));
+  const w1Unlimited = await measureServer(announce(`W1 without rate limit, ${db}`, loadText(w1Path)), service(t, '0'),
+    getLoader(w1Path, { kind: 'assets', totalRecords: 1, pageSize: PAGE_SIZE, page: 1, scope, id: w1Id }));
   const w2 = await measureServer(announce(`W2, ${db}`, loadText(overdue)), service(t), getLoader(overdue, w2Check));
   const w3 = await measureServer(announce(`W3, ${db}`, loadText(w3Path)), service(t), getLoader(w3Path, { ...w2Check, page: 101 }));
   let quarter: Row | null = null;
@@ -126,5 +135,5 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   };
   const w6Row = await measureServer(
     announce(`W6, ${db}`, `${UPDATE_WARMUPS} warm-ups + ${UPDATE_ITERATIONS} requests one after another on one connection, POST ${w6Path}`), service(t), w6);
-  return { engine: t.engine, bareW2, bareUpdate, w1, w2, w3, w6: w6Row, quarter, updatedRows: rows };
+  return { engine: t.engine, bareW2, bareUpdate, w1, w1Unlimited, w2, w3, w6: w6Row, quarter, updatedRows: rows };
 }

@@ -14,6 +14,7 @@ import { clientErrorHandler } from './http/client-error.ts';
 import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
+import type { RateLimiter } from './ratelimit/limiter.ts';
 import { BlobStore } from './storage/blobs.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,8 @@ export interface AppOptions {
   /** Where uploaded content is kept (the server uses DATA_DIR/files; default: a temporary directory). */
   readonly blobs?: BlobStore;
   readonly uploadMaxBytes?: number;
+  /** Requests per certificate (spec §10); none when absent. The caller closes it. */
+  readonly rateLimiter?: RateLimiter | null;
 }
 
 export interface App {
@@ -104,6 +107,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     proxy: o.proxy ? { trusted: trustedList(o.proxy.trusted), header: o.proxy.header.toLowerCase() } : null,
     impersonation,
     blobs,
+    rateLimiter: o.rateLimiter ?? null,
   };
 
   function unrouted(req: http.IncomingMessage): Promise<ApiResult> {

@@ -19,6 +19,12 @@ export interface Config {
   readonly dbPoolSize: number;
   readonly reminderIntervalMs: number;
   readonly loginFailuresPerHour: number;
+  /** Requests per second per certificate and the burst; null when RATE_LIMIT=0. */
+  readonly rateLimit: { readonly rate: number; readonly burst: number } | null;
+  /** Redis for the rate limiter's shared counters (instead of PostgreSQL). */
+  readonly redisUrl: string | undefined;
+  /** How long a shutdown waits for requests under way before cutting their connections. */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -62,6 +68,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const proxyPort = int('HTTP_PORT', 8080, 0, 65535);
   const logLevel = str('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const rate = int('RATE_LIMIT', 100, 0, 1_000_000_000);
+  const burst = int('RATE_LIMIT_BURST', Math.max(1, 2 * rate), 1, 2_000_000_000);
+  const redisUrl = str('REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   const baseUrl = (str('BASE_URL') ?? `https://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(baseUrl)) problems.push('BASE_URL must be an absolute http(s) URL');
 
@@ -81,6 +91,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: int('DB_POOL_SIZE', 10, 1, 1000),
     reminderIntervalMs: duration('REMINDER_INTERVAL', 3_600_000),
     loginFailuresPerHour: int('LOGIN_FAILURES_PER_HOUR', 100),
+    rateLimit: rate === 0 ? null : { rate, burst },
+    redisUrl,
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -7,7 +7,11 @@ import { systemClock } from './model/dates.ts';
 import { startJobs } from './jobs/schedule.ts';
 import { BlobStore } from './storage/blobs.ts';
 import { serverTls, type ServerTls } from './tls/server-cert.ts';
+import type { FastifyBaseLogger } from 'fastify';
 import { join } from 'node:path';
+import { postgresRateLimits } from './db/rate-limit-store.ts';
+import { RateLimiter } from './ratelimit/limiter.ts';
+import { redisRateLimits } from './ratelimit/redis-store.ts';
 
 export interface Running {
   readonly app: App;
@@ -22,15 +26,27 @@ export async function openMigrated(config: Config): Promise<Database> {
   return database;
 }
 
+/** The rate limiter of spec §10: shared through Redis or PostgreSQL when several instances may run, else in process. */
+async function rateLimiterFor(config: Config, database: Database, onError: (err: unknown) => void): Promise<RateLimiter | null> {
+  if (!config.rateLimit) return null;
+  const shared = config.redisUrl ? await redisRateLimits(config.redisUrl, onError) : database.shared ? postgresRateLimits(database) : null;
+  return new RateLimiter(config.rateLimit, shared, { onError });
+}
+
 export async function startServer(config: Config, database?: Database): Promise<Running> {
   const db = database ?? (await openMigrated(config));
   const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
+  let log: FastifyBaseLogger | null = null;
+  const limiter = await rateLimiterFor(config, db,
+    (err) => log?.warn({ err }, 'rate limit counters could not be reconciled; each instance limits alone meanwhile'));
   const app = await buildApp({
     database: db, clock: systemClock, tls, baseUrl: config.baseUrl, bodyMaxBytes: config.bodyMaxBytes,
     limits: { pageSize: config.pageSize }, proxy: config.proxy, logLevel: config.logLevel,
     loginFailuresPerHour: config.loginFailuresPerHour,
     blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,
+    rateLimiter: limiter,
   });
+  log = app.fastify.log;
   await app.fastify.listen({ port: config.port, host: config.host });
   const plain = app.http;
   if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, () => r()));
@@ -38,9 +54,14 @@ export async function startServer(config: Config, database?: Database): Promise<
   const jobs = startJobs(db, systemClock, config.reminderIntervalMs, app.fastify.log);
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
-    jobs.stop();
-    if (plain) await new Promise<void>((r) => plain.close(() => r()));
-    await app.fastify.close();
+    // New connections are refused at once, idle ones closed, requests under way finish (a next one on
+    // their connection gets 503) — within the grace period, after which the rest are cut.
+    const grace = setTimeout(() => { for (const server of [app.https, plain]) server?.closeAllConnections(); }, config.shutdownGraceMs);
+    const stopped = plain ? new Promise<void>((r) => plain.close(() => r())) : null;
+    plain?.closeIdleConnections();
+    await Promise.all([app.fastify.close(), stopped, jobs.stop()]);
+    clearTimeout(grace);
+    await limiter?.close();
     await db.close();
   })());
   return { app, database: db, tls, close };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type Changes, listenPostgres } from './changes.ts';
 import type { SqlDialect } from './dialect.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
-import { openSqlite, sqliteHooks } from './sqlite.ts';
+import { immediateTransaction, openSqlite, sqliteHooks } from './sqlite.ts';
 import { bind, compiledQuery, type Statement, StatementCache, type Values } from './statements.ts';
 import type { Tables } from './tables.ts';
 
@@ -16,6 +16,8 @@ export interface Database {
   readonly statements: StatementCache;
   /** Runs a statement outside any transaction: it sees what is committed. */
   read<R>(statement: Statement, values: Values): Promise<R[]>;
+  /** Several instances may share this database (PostgreSQL); SQLite's file belongs to one process. */
+  readonly shared: boolean;
   /** Notices of committed changes (PostgreSQL); null where reads are cheap enough to need no cache. */
   readonly changes: Changes | null;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
@@ -50,6 +52,7 @@ export function openDatabase(o: DatabaseOptions): Database {
       db,
       hooks: postgresHooks,
       statements: cache(db),
+      shared: true,
       changes,
       read: (s, values) => postgres.read(s.text, bind(s, values)) as Promise<never[]>,
       transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
@@ -63,19 +66,10 @@ export function openDatabase(o: DatabaseOptions): Database {
     db,
     hooks: sqliteHooks,
     statements: cache(db),
+    shared: false,
     changes: null,
     read: async (s, values) => sqlite.read(s.text, bind(s, values)) as never[],
-    transaction: (fn) => db.connection().execute(async (conn) => {
-      await sql`BEGIN IMMEDIATE`.execute(conn);
-      try {
-        const result = await fn(conn);
-        await sql`COMMIT`.execute(conn);
-        return result;
-      } catch (error) {
-        await sql`ROLLBACK`.execute(conn);
-        throw error;
-      }
-    }),
+    transaction: (fn) => immediateTransaction(db, fn),
     close: () => db.destroy(),
   };
 }

@@ -21,5 +21,8 @@ export class Lru<K, V> {
 
   clear(): void { this.entries.clear(); }
 
+  /** Every entry, least recently used first (reading does not reorder). */
+  *all(): Generator<[K, V]> { yield* this.entries; }
+
   get size(): number { return this.entries.size; }
 }

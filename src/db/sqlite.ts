@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { SqliteDialect, sql } from 'kysely';
+import { type Kysely, SqliteDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
@@ -89,6 +89,27 @@ export function openSqlite(file: string): SqliteConnections {
     prepare: preparing(raw),
   };
   return { dialect: new SqliteDialect({ database }), read: (text, params) => prepareRead(text).all(params) };
+}
+
+/**
+ * Runs `fn` in one transaction on Kysely's one SQLite connection, reserved for it:
+ * better-sqlite3 commits each statement on its own unless a transaction is open.
+ * BEGIN IMMEDIATE takes the write lock at once, so writers queue (busy_timeout)
+ * instead of one failing at commit.
+ */
+export function immediateTransaction<D, T>(db: Kysely<D>, fn: (conn: Kysely<D>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`BEGIN IMMEDIATE`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`COMMIT`.execute(conn);
+      return result;
+    } catch (error) {
+      // SQLite may already have rolled back on its own (then ROLLBACK fails: no transaction).
+      await sql`ROLLBACK`.execute(conn).catch(() => {});
+      throw error;
+    }
+  });
 }
 
 export type { Sql };

@@ -10,11 +10,13 @@ import { presented, type ProxySettings } from '../auth/transport.ts';
 import type { Database } from '../db/database.ts';
 import type { Limits, Registry } from '../engine/context.ts';
 import type { Call, Endpoint } from '../engine/endpoint.ts';
-import { ApiError, internal, methodNotAllowed, noEndpoint, noVersion, tooLong } from '../errors.ts';
+import { ApiError, internal, methodNotAllowed, noEndpoint, noVersion, rateLimited, tooLong } from '../errors.ts';
 import type { Clock } from '../model/dates.ts';
 import type { JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Verb } from '../model/types.ts';
+import { rateLimitHeaders } from '../ratelimit/headers.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import { parseBody, readBody } from './body.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
@@ -45,6 +47,8 @@ export interface ApiDeps {
   readonly proxy: ProxySettings | null;
   readonly impersonation: Impersonation;
   readonly blobs: BlobStore | null;
+  /** Requests per certificate (spec §10); null when off. */
+  readonly rateLimiter: RateLimiter | null;
 }
 
 export interface ApiResult {
@@ -65,8 +69,19 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     url: path.raw, endpoint: path.endpoint, version: path.version, method: method === 'HEAD' ? 'GET' : method,
     timestamp: Math.floor(now.getTime() / 1000), session: null,
   };
+  let limits: Record<string, string> = {};
   try {
     const { identity, ip } = presented(req, deps.proxy);
+    // Before any database work, so that a flood costs little. Sessions count against their certificate.
+    if (deps.rateLimiter) {
+      const { policy } = deps.rateLimiter;
+      const decision = deps.rateLimiter.take(identity ? identity.fingerprint : `address ${ip}`);
+      limits = rateLimitHeaders(policy, decision);
+      if (!decision.allowed) {
+        const wait = decision.retryAfterSeconds;
+        throw rateLimited(`Rate limit exceeded, retry in ${wait} seconds`, wait);
+      }
+    }
     let principal = await authenticate(deps.database, identity, now);
     if (path.raw.length > MAX_URL) throw tooLong();
     if (path.version !== PATH_VERSION) throw noVersion(path.version);
@@ -94,11 +109,11 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       json: () => (parsed ??= { value: parseBody(raw) }).value,
     };
     const reply = await handler(call);
-    if (reply.file) return { status: 200, headers: reply.file.headers, body: reply.file.stream };
-    return { status: reply.status ?? 200, headers: JSON_TYPE, body: successBody(block, reply.response, reply.pagination) };
+    if (reply.file) return { status: 200, headers: { ...limits, ...reply.file.headers }, body: reply.file.stream };
+    return { status: reply.status ?? 200, headers: { ...limits, ...JSON_TYPE }, body: successBody(block, reply.response, reply.pagination) };
   } catch (e) {
     const error = e instanceof ApiError ? e : internal(requestId);
     if (!(e instanceof ApiError)) log.error({ err: e, reference: requestId }, 'request failed');
-    return { status: error.status, headers: { ...error.headers, ...JSON_TYPE }, body: errorBody(block, error) };
+    return { status: error.status, headers: { ...limits, ...error.headers, ...JSON_TYPE }, body: errorBody(block, error) };
   }
 }

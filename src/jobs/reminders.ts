@@ -51,13 +51,19 @@ export function todayIn(timeZone: string, now: Date): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }
 
-export async function runReminders(database: Database, clock: Clock, onError: (companyId: number, error: unknown) => void = () => {}): Promise<ReminderRun> {
+/**
+ * One run over every company. `stopping` is asked between companies: a run that
+ * is told to stop ends there, every company it did is complete (a shutdown).
+ */
+export async function runReminders(database: Database, clock: Clock, onError: (companyId: number, error: unknown) => void = () => {},
+  stopping: () => boolean = () => false): Promise<ReminderRun> {
   const companies = await database.db.selectFrom('companies').select(['id', 'data']).orderBy('id').execute();
   let created = 0;
   let delivered = 0;
   let messages = 0;
   const failed: number[] = [];
   for (const c of companies) {
+    if (stopping()) break;
     const settings = settingsOf(Number(c.id), c.data);
     const ctx = operatorContext(database, settings.id, clock);
     try {

@@ -6,26 +6,41 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../model/dates.ts';
 import { runReminders } from './reminders.ts';
 
-export interface Jobs { stop(): void }
+export interface Jobs {
+  /** No new run starts; resolves once a run under way has reached a safe point (between companies). */
+  stop(): Promise<void>;
+}
 
 export function startJobs(database: Database, clock: Clock, reminderIntervalMs: number, log: FastifyBaseLogger): Jobs {
-  let running = false;
+  let running: Promise<void> | null = null;
+  let stopped = false;
   const tick = async () => {
-    if (running) return;
-    running = true;
+    if (running || stopped) return;
+    running = run();
+    await running;
+    running = null;
+  };
+  const run = async () => {
     try {
-      const run = await runReminders(database, clock, (companyId, err) => log.error({ err, companyId }, 'reminder run failed for a company'));
+      const onError = (companyId: number, err: unknown) => log.error({ err, companyId }, 'reminder run failed for a company');
+      const run = await runReminders(database, clock, onError, () => stopped);
+      if (stopped) return;
       const swept = await sweepExpiredSessions(database.db, clock.now());
       log.info({ reminders: run, expiredSessions: swept }, 'background jobs ran');
     } catch (err) {
       log.error({ err }, 'background jobs failed');
-    } finally {
-      running = false;
     }
   };
   const first = setTimeout(() => void tick(), 5_000);
   const every = setInterval(() => void tick(), reminderIntervalMs);
   first.unref();
   every.unref();
-  return { stop: () => { clearTimeout(first); clearInterval(every); } };
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(every);
+      await running;
+    },
+  };
 }

@@ -11,6 +11,8 @@ import { formatDatetime } from '../model/dates.ts';
 import { jsonObjectText } from '../model/json.ts';
 
 const FIELDS = ['username', 'password', 'ip', 'useragent'] as const;
+/** Optional fields: an explicit null means not given. */
+const OPTIONAL: ReadonlySet<string> = new Set(['ip', 'useragent']);
 
 export function loginEndpoint(failuresPerHour: number): Endpoint {
   return {
@@ -30,6 +32,8 @@ export function loginEndpoint(failuresPerHour: number): Endpoint {
         for (const [k, v] of body!.entries) {
           const name = FIELDS.find((f) => f === k);
           if (!name) throw invalidField(k);
+          // The published client sends `"ip": null, "useragent": null` when the caller gave none (spec §13).
+          if (v === null && OPTIONAL.has(name)) continue;
           if (typeof v !== 'string' || v.length > 1024) throw invalidValue(k);
           given[name] = v;
         }

@@ -2,82 +2,22 @@
 // processes, a real DATA_DIR, both database engines, a running server, and the
 // demo's curl commands executed exactly as printed.
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { openDatabase } from '../../src/db/database.ts';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { TestClient, type TestResponse } from '../support/client.ts';
-import { DB_KINDS, type DbKind } from '../support/harness.ts';
+import { DB_KINDS } from '../support/harness.ts';
+import { limited, type Result, ROOT, runCli, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = join(ROOT, 'src/cli/main.ts');
-const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
-const CLI_TIMEOUT_MS = 60_000;
-const SERVER_TIMEOUT_MS = 60_000;
 const DAY_MS = 86_400_000;
-/** Settings a developer's shell may carry that would leak into the processes under test. */
-const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
-  'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME'];
 /** The migrations the code base ships, by file name: `migrate` must apply each of them exactly once. */
 const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_\w+\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
 const USAGE_LINES = ['serve', 'demo', 'migrate', 'company add --name N [--parent ID]', 'cert create --out DIR [--cn NAME] [--days N]',
   'client add --company ID --cert FILE [--name N] [--impersonation]', 'client list', 'client revoke ID', 'user add --company ID --username U --email E',
   'reminders run'];
-
-// ---------------------------------------------------------------------------------------------
-// Processes: every one is tracked, so that none outlives the suite even when an assertion fails.
-
-const live = new Set<ChildProcessWithoutNullStreams>();
-after(() => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
-interface Exit { readonly code: number | null; readonly signal: NodeJS.Signals | null }
-interface Result extends Exit { readonly stdout: string; readonly stderr: string }
-
-function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, stdio: 'pipe' });
-  live.add(child);
-  child.once('close', () => live.delete(child));
-  return child;
-}
-
-function runCli(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<Result> {
-  return new Promise((done, fail) => {
-    const child = spawnCli(args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-    child.once('error', (e) => { clearTimeout(timer); fail(e); });
-    child.once('close', (code, signal) => { clearTimeout(timer); done({ code, signal, stdout, stderr }); });
-    child.stdin.on('error', () => {});
-    child.stdin.end(stdin);
-  });
-}
-
-/** Runs `fns` with at most `limit` at a time (each CLI process costs about a second of CPU). */
-async function limited<T>(limit: number, fns: readonly (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = new Array(fns.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, fns.length) }, async () => {
-    while (next < fns.length) {
-      const i = next++;
-      out[i] = await fns[i]!();
-    }
-  }));
-  return out;
-}
-
-const show = (r: Result) => `exit ${r.code} (${r.signal ?? 'no signal'})\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
 
 function expectOk(r: Result): string {
   assert.equal(r.code, 0, show(r));
@@ -101,169 +41,6 @@ function expectUsage(r: Result, message: RegExp): void {
 }
 
 const json = (r: Result): unknown => JSON.parse(expectOk(r));
-
-// ---------------------------------------------------------------------------------------------
-// A stage: a temporary DATA_DIR and, for PostgreSQL, a throw-away database.
-
-async function pgAdmin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-interface Stage {
-  readonly kind: DbKind;
-  readonly dir: string;
-  readonly dataDir: string;
-  readonly databaseUrl: string | undefined;
-  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
-  cli(...args: string[]): Promise<Result>;
-  dispose(): Promise<void>;
-}
-
-async function createStage(kind: DbKind, dirPrefix = 'asset-tracker-cli-'): Promise<Stage> {
-  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
-  const dataDir = join(dir, 'data');
-  let databaseUrl: string | undefined;
-  let dbName: string | undefined;
-  if (kind === 'postgres') {
-    dbName = `asset_tracker_cli_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    try {
-      await pgAdmin(`CREATE DATABASE ${dbName}`);
-    } catch (e) {
-      rmSync(dir, { recursive: true, force: true });
-      throw e;
-    }
-    const url = new URL(PG_ADMIN_URL);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
-  }
-  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-    const e: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of CONFIG_VARS) delete e[name];
-    return { ...e, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
-  };
-  return {
-    kind, dir, dataDir, databaseUrl, env,
-    cli: (...args) => runCli(args, env()),
-    async dispose() {
-      try {
-        if (dbName) await pgAdmin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  };
-}
-
-async function withStage(kind: DbKind, fn: (s: Stage) => Promise<void>, dirPrefix?: string): Promise<void> {
-  const stage = await createStage(kind, dirPrefix);
-  try {
-    await fn(stage);
-  } finally {
-    await stage.dispose();
-  }
-}
-
-/** Reads the stage's database directly (no mocks of our own database layer). */
-async function withDatabase<T>(stage: Stage, fn: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
-  const database = openDatabase({ url: stage.databaseUrl, dataDir: stage.dataDir, poolSize: 1 });
-  try {
-    return await fn(database.db);
-  } finally {
-    await database.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Long-running commands (serve, demo).
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((r) => server.close(() => r()));
-  assert.ok(port > 0);
-  return port;
-}
-
-class Server {
-  stdout = '';
-  stderr = '';
-  private readonly child: ChildProcessWithoutNullStreams;
-  private exit: Exit | null = null;
-  private readonly exited: Promise<Exit>;
-
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv, readonly port: number) {
-    this.child = spawnCli(args, env);
-    this.child.stdout.setEncoding('utf8').on('data', (s: string) => { this.stdout += s; });
-    this.child.stderr.setEncoding('utf8').on('data', (s: string) => { this.stderr += s; });
-    this.exited = new Promise((r) => this.child.once('close', (code, signal) => r(this.exit = { code, signal })));
-  }
-
-  static async start(stage: Stage, command: 'serve' | 'demo'): Promise<Server> {
-    const port = await freePort();
-    return new Server([command], stage.env({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `https://localhost:${port}` }), port);
-  }
-
-  get baseUrl(): string { return `https://localhost:${this.port}`; }
-  private get output(): string { return `--- stdout\n${this.stdout}--- stderr\n${this.stderr}`; }
-
-  async waitForOutput(pattern: RegExp, timeoutMs = SERVER_TIMEOUT_MS): Promise<RegExpExecArray> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const m = pattern.exec(this.stdout);
-      if (m) return m;
-      if (this.exit) assert.fail(`the server exited (${this.exit.code}, ${this.exit.signal}) before printing ${pattern}\n${this.output}`);
-      if (Date.now() > deadline) assert.fail(`no ${pattern} within ${timeoutMs} ms\n${this.output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  /** Waits until /healthz answers over TLS with the server certificate from DATA_DIR/tls/. */
-  async waitUntilReady(caFile: string, timeoutMs = SERVER_TIMEOUT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.exit) assert.fail(`the server exited (${this.exit.code}, ${this.exit.signal})\n${this.output}`);
-      if (existsSync(caFile)) {
-        const probe = new TestClient(this.port, readFileSync(caFile, 'utf8'));
-        try {
-          if ((await probe.get('/healthz')).status === 200) return;
-        } catch {
-          // not listening yet
-        } finally {
-          probe.close();
-        }
-      }
-      if (Date.now() > deadline) assert.fail(`the server did not become ready within ${timeoutMs} ms\n${this.output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  /** SIGTERM, then the exit it caused; SIGKILL (and a failure) when it does not stop in time. */
-  async stop(timeoutMs = 15_000): Promise<Exit> {
-    if (!this.exit) this.child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((r) => { timer = setTimeout(() => r(null), timeoutMs); });
-    const exit = await Promise.race([this.exited, timeout]);
-    clearTimeout(timer);
-    if (exit) return exit;
-    this.child.kill('SIGKILL');
-    await this.exited;
-    return assert.fail(`the server did not stop within ${timeoutMs} ms of SIGTERM\n${this.output}`);
-  }
-
-  /** For `finally`: stops it whatever state it is in. */
-  async dispose(): Promise<void> {
-    if (!this.exit) this.child.kill('SIGKILL');
-    await this.exited;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Certificates, computed independently of the code under test.

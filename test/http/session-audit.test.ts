@@ -112,6 +112,20 @@ for (const kind of DB_KINDS) {
       for (const e of entries) assert.ok(!JSON.stringify(e).includes(user.password));
     });
 
+    it('the published PHP client\'s loginUser($user, $password) logs in: ip and useragent sent as null mean not given', async () => {
+      const since = await lastAuditId();
+      // {"username", "password", "ip": null, "useragent": null}, as its curl wrapper sends it: a form Content-Type, its User-Agent, an empty Expect.
+      const res = await api.login(user.username, user.password, { ip: null, useragent: null },
+        { headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'TRPAPI-PHP/1.0', expect: '' } });
+      expectOk(await api.as(expectOk(res).user_token).get('logout'));
+      const [login] = await entriesSince(since);
+      assert.equal(login.user_id, user.id);
+      assert.equal(login.newdata.reported_ip, null);
+      assert.equal(login.newdata.useragent, null);
+      // Required fields stay required.
+      expectError(await api.login(user.username, user.password, { password: null }), 400, 'Field verification failed, invalid value for password');
+    });
+
     it('a failed login records no user id, for an existing username as for an unknown one', async () => {
       const target = await makeUser(svc, C, { level: 'readonly' });
       const since = await lastAuditId();

@@ -1,0 +1,62 @@
+// Preloaded (`node --import tsx --import ./test/support/sql-trace.ts …`) into a CLI process
+// under test: writes every SQL statement the process runs, and its completion, to file
+// descriptor SQL_TRACE_FD as it happens, synchronously, so that a test which SIGKILLs the
+// process knows exactly how far it had got. It observes only; nothing the process does changes.
+//
+//   sql <n> <text>     about to run statement n (better-sqlite3: run/all/get; pg: Client#query)
+//   ok <n>             statement n completed (SQLite: returned; PostgreSQL: its result arrived)
+//   err <n>            statement n failed
+import BetterSqlite3 from 'better-sqlite3';
+import { writeSync } from 'node:fs';
+import pg from 'pg';
+
+const fd = Number(process.env.SQL_TRACE_FD);
+
+function mark(line: string): void {
+  const bytes = Buffer.from(`${line.replace(/\s+/g, ' ').trim()}\n`);
+  for (let written = 0; written < bytes.length;) {
+    try {
+      written += writeSync(fd, bytes, written);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return; // the test went away: trace nothing more
+    }
+  }
+}
+
+if (Number.isInteger(fd) && fd > 2) {
+  let next = 0;
+
+  const probe = new BetterSqlite3(':memory:');
+  const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  for (const method of ['run', 'all', 'get', 'iterate']) {
+    const original = statement[method]!;
+    statement[method] = function traced(this: { source: string }, ...args: unknown[]) {
+      const n = next++;
+      mark(`sql ${n} ${this.source}`);
+      try {
+        const result = original.apply(this, args);
+        mark(`ok ${n}`);
+        return result;
+      } catch (e) {
+        mark(`err ${n}`);
+        throw e;
+      }
+    };
+  }
+
+  const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = client.query;
+  client.query = function traced(this: unknown, ...args: unknown[]) {
+    const config = args[0];
+    const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
+    if (text === undefined) return query.apply(this, args);
+    const n = next++;
+    mark(`sql ${n} ${text}`);
+    const result = query.apply(this, args);
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      (result as Promise<unknown>).then(() => mark(`ok ${n}`), () => mark(`err ${n}`));
+    }
+    return result;
+  };
+}
