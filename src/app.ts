@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { authorize } from './auth/access.ts';
 import { resumeSession, tokenFrom } from './auth/sessions.ts';
-import { trustedList } from './auth/transport.ts';
+import { trustOf } from './auth/forwarded.ts';
 import { type Database, ping } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
 import type { Endpoint } from './engine/endpoint.ts';
@@ -104,7 +104,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const deps = {
     database: o.database, registry, endpoints, clock: o.clock, limits: { ...DEFAULT_LIMITS, ...o.limits },
     baseUrl: o.baseUrl, bodyMaxBytes: o.bodyMaxBytes ?? 1024 * 1024,
-    proxy: o.proxy ? { trusted: trustedList(o.proxy.trusted), header: o.proxy.header.toLowerCase() } : null,
+    proxy: o.proxy ? { trusted: trustOf(o.proxy.trusted), header: o.proxy.header.toLowerCase() } : null,
     impersonation,
     blobs,
     rateLimiter: o.rateLimiter ?? null,

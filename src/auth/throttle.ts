@@ -1,8 +1,8 @@
 // The login throttle's policy (spec §2.2): after a failed login for a username,
 // further attempts wait 1 s, 2 s, 4 s … at most 15 min; a certificate may fail
 // LOGIN_FAILURES_PER_HOUR times an hour. The state lives in db/throttle.ts.
-import type { Database } from '../db/database.ts';
-import { claimLoginAttempt } from '../db/throttle.ts';
+import type { Database, Db } from '../db/database.ts';
+import { claimLoginAttempt, pruneLoginThrottle } from '../db/throttle.ts';
 import { rateLimited } from '../errors.ts';
 
 export { releaseLoginAttempt as attemptSucceeded } from '../db/throttle.ts';
@@ -19,3 +19,6 @@ export async function claimAttempt(database: Database, username: string, clientI
     throw rateLimited(`Can't retry login this soon after a failed authentication. Please wait ${wait} seconds`, wait);
   }
 }
+
+/** Drops what the throttle remembers of usernames that have not failed for a window (the background job). */
+export const sweepLoginThrottle = (db: Db, now: Date) => pruneLoginThrottle(db, now, HOUR_MS);

@@ -34,6 +34,7 @@ import * as reminderRuns from './migrations/0003_reminder_runs.ts';
 import * as companyClosure from './migrations/0004_company_closure.ts';
 import * as clientNotices from './migrations/0005_client_notices.ts';
 import * as rateLimits from './migrations/0006_rate_limits.ts';
+import * as throttleKeys from './migrations/0007_throttle_keys.ts';
 
 export interface Migration {
   readonly name: string;
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0004_company_closure', up: companyClosure.up },
   { name: '0005_client_notices', up: clientNotices.up },
   { name: '0006_rate_limits', up: rateLimits.up },
+  { name: '0007_throttle_keys', up: throttleKeys.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -1,6 +1,10 @@
 // Login throttling state (spec §2.2): per username and per certificate, shared by
 // all instances. An attempt is claimed — and counted as a failure — atomically
 // before its password is checked, so parallel guesses cannot slip past the delay.
+// A refused attempt writes nothing, and usernames are kept as their SHA-256, so a
+// password sprayer cannot grow the table: it holds at most one row per username
+// that failed within the window (pruned after it) and one per certificate.
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database, Db } from './database.ts';
 
@@ -15,14 +19,15 @@ export interface ThrottleRule {
 const EPOCH = new Date(0).toISOString();
 const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.getTime()) / 1000));
 
-/** Claims an attempt: null, or the whole seconds to wait when the username or certificate is held back. */
+/** How a username is kept: fixed-size, whatever was typed. */
+const keyOf = (username: string) => createHash('sha256').update(username).digest('hex');
+
+/** Claims an attempt: null, or the whole seconds to wait when the certificate or the username is held back. */
 export async function claimLoginAttempt(database: Database, username: string, clientId: number, now: Date, rule: ThrottleRule): Promise<number | null> {
   const lock = database.hooks.lockMatched;
+  const key = keyOf(username);
   return database.transaction(async (db) => {
-    await sql`INSERT INTO login_throttle (username, failures, retry_at) VALUES (${username}, 0, ${EPOCH}) ON CONFLICT DO NOTHING`.execute(db);
-    const { rows: [user] } = await sql<{ failures: number; retry_at: string }>`SELECT failures, retry_at FROM login_throttle AS t
-      WHERE username = ${username} ${lock}`.execute(db);
-    if (Date.parse(user!.retry_at) > now.getTime()) return secondsUntil(Date.parse(user!.retry_at), now);
+    // One row per certificate, made once; locked, so that its attempts take turns.
     await sql`INSERT INTO login_budget (client_id, window_start, failures) VALUES (${clientId}, ${now.toISOString()}, 0)
       ON CONFLICT DO NOTHING`.execute(db);
     const { rows: [spent] } = await sql<{ window_start: string; failures: number }>`SELECT window_start, failures FROM login_budget AS t
@@ -30,9 +35,14 @@ export async function claimLoginAttempt(database: Database, username: string, cl
     const windowEnd = Date.parse(spent!.window_start) + rule.windowMs;
     const fresh = windowEnd <= now.getTime();
     if (!fresh && Number(spent!.failures) >= rule.budget) return secondsUntil(windowEnd, now);
+    // A username held back has its row already; a new one gets its row only for an attempt that is claimed.
+    await sql`INSERT INTO login_throttle (username, failures, retry_at) VALUES (${key}, 0, ${EPOCH}) ON CONFLICT DO NOTHING`.execute(db);
+    const { rows: [user] } = await sql<{ failures: number; retry_at: string }>`SELECT failures, retry_at FROM login_throttle AS t
+      WHERE username = ${key} ${lock}`.execute(db);
+    if (Date.parse(user!.retry_at) > now.getTime()) return secondsUntil(Date.parse(user!.retry_at), now);
     const failures = Number(user!.failures) + 1;
     await sql`UPDATE login_throttle SET failures = ${failures}, retry_at = ${new Date(now.getTime() + rule.delayMs(failures)).toISOString()}
-      WHERE username = ${username}`.execute(db);
+      WHERE username = ${key}`.execute(db);
     await sql`UPDATE login_budget SET window_start = ${fresh ? now.toISOString() : spent!.window_start},
       failures = ${fresh ? 1 : Number(spent!.failures) + 1} WHERE client_id = ${clientId}`.execute(db);
     return null;
@@ -41,6 +51,12 @@ export async function claimLoginAttempt(database: Database, username: string, cl
 
 /** A claimed attempt whose password was right: the username's delay ends and it costs the certificate nothing. */
 export async function releaseLoginAttempt(db: Db, username: string, clientId: number): Promise<void> {
-  await db.deleteFrom('login_throttle').where('username', '=', username).execute();
+  await db.deleteFrom('login_throttle').where('username', '=', keyOf(username)).execute();
   await sql`UPDATE login_budget SET failures = failures - 1 WHERE client_id = ${clientId} AND failures > 0`.execute(db);
+}
+
+/** Forgets usernames whose last failure is older than the window: their next failure starts the doubling afresh. */
+export async function pruneLoginThrottle(db: Db, now: Date, windowMs: number): Promise<number> {
+  const r = await db.deleteFrom('login_throttle').where('retry_at', '<', new Date(now.getTime() - windowMs).toISOString()).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

@@ -2,6 +2,7 @@
 // expired sessions. Several instances may run them at once (both are safe so).
 import type { FastifyBaseLogger } from 'fastify';
 import { sweepExpiredSessions } from '../auth/sessions.ts';
+import { sweepLoginThrottle } from '../auth/throttle.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../model/dates.ts';
 import { runReminders } from './reminders.ts';
@@ -26,7 +27,8 @@ export function startJobs(database: Database, clock: Clock, reminderIntervalMs: 
       const run = await runReminders(database, clock, onError, () => stopped);
       if (stopped) return;
       const swept = await sweepExpiredSessions(database.db, clock.now());
-      log.info({ reminders: run, expiredSessions: swept }, 'background jobs ran');
+      const forgotten = await sweepLoginThrottle(database.db, clock.now());
+      log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten }, 'background jobs ran');
     } catch (err) {
       log.error({ err }, 'background jobs failed');
     }

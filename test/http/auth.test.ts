@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { addClient, revokeClient } from '../../src/admin.ts';
 import { createSelfSigned, issueCertificate } from '../../src/tls/x509.ts';
 import { chained, expired, selfSigned, type TestCert } from '../support/certs.ts';
@@ -206,6 +207,25 @@ for (const kind of DB_KINDS) {
       assertOk(r);
       assert.equal(r.headers['content-type'], JSON_TYPE);
       assert.equal(r.body.response.length, 16);
+    });
+
+    it('the audit entry records the client address read from X-Forwarded-For, never one the client chose', async () => {
+      const cases: readonly [readonly string[], string][] = [
+        [['1.2.3.4, 8.8.8.8:123'], '8.8.8.8'],
+        [['1.2.3.4, garbage'], '127.0.0.1'],
+        [['1.2.3.4, unknown'], '127.0.0.1'],
+        [['1.2.3.4, [2001:db8::1]:443'], '2001:db8::1'],
+        [['203.0.113.7, 10.0.0.5'], '203.0.113.7'],
+        [['1.2.3.4', '198.51.100.9'], '198.51.100.9'],
+      ];
+      for (const [forwarded, client] of cases) {
+        const r = await viaProxy('/3.0/locations', { [HEADER]: escapedPem(registered.certPem), 'x-forwarded-for': [...forwarded] }, 'PUT',
+          JSON.stringify({ description: `from ${client}` }));
+        assert.equal(r.status, 201, r.text);
+        const [id] = r.body.response.ids;
+        const { rows } = await sql<{ ip: string }>`SELECT ip FROM auditlog WHERE endpoint = 'locations' AND record_id = ${id}`.execute(svc.database.db);
+        assert.equal(rows[0]?.ip, client, JSON.stringify(forwarded));
+      }
     });
 
     it('the header name is matched case-insensitively', async () => {
