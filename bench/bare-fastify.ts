@@ -5,14 +5,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 
-const TLS_OPTIONS = { requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' } as const;
+import { tlsProfile } from '../src/tls/profile.ts';
 
 export function bareFastify(): FastifyInstance<https.Server> {
   const key = readFileSync(process.env.TLS_KEY_FILE!);
   const cert = readFileSync(process.env.TLS_CERT_FILE!);
   const fastify = Fastify({
     logger: false,
-    serverFactory: (handler) => https.createServer({ ...TLS_OPTIONS, key, cert }, handler),
+    serverFactory: (handler) => https.createServer({ ...tlsProfile(), key, cert }, handler),
   });
   fastify.get('/healthz', async () => ({ status: 'ok' }));
   return fastify;

@@ -10,12 +10,14 @@ import { trustOf } from './auth/forwarded.ts';
 import { type Database, ping } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
 import type { Endpoint } from './engine/endpoint.ts';
-import { clientErrorHandler } from './http/client-error.ts';
+import { clientErrorHandler, connectHandler, type UnroutedAnswer } from './http/client-error.ts';
+import { answerEarly, continueOnRead } from './http/early-answer.ts';
 import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
 import { BlobStore } from './storage/blobs.ts';
+import { tlsProfile } from './tls/profile.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEndpoints, createRegistry } from './resources/registry.ts';
@@ -36,6 +38,8 @@ export interface AppOptions {
   /** Where uploaded content is kept (the server uses DATA_DIR/files; default: a temporary directory). */
   readonly blobs?: BlobStore;
   readonly uploadMaxBytes?: number;
+  /** OpenSSL cipher list replacing the default profile's (src/tls/profile.ts). */
+  readonly tlsCiphers?: string;
   /** Requests per certificate (spec §10); none when absent. The caller closes it. */
   readonly rateLimiter?: RateLimiter | null;
 }
@@ -53,24 +57,23 @@ const REQUEST_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;
 const nextRequestId = () => `${REQUEST_PREFIX}${(++requestCounter).toString(16).padStart(8, '0')}`;
 
-const TLS_OPTIONS = { requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' } as const;
-
 /**
- * The published PHP client sends an empty `Expect:` header (spec §13), which Node
- * would answer with 417; an empty expectation is no expectation. Any other value
- * than 100-continue still gets 417.
+ * What Node's HTTP servers would answer themselves, the service answers as the
+ * contract says: an `Expect` other than 100-continue (the published PHP client
+ * sends an empty one, spec §13) is ignored rather than met with a bodiless 417
+ * (RFC 9110 lets a server); a request without Host is served (nothing here reads
+ * it) rather than met with a bodiless 400; CONNECT, which Node hands to no
+ * request handler, gets the pipeline's 401/404/405.
  */
-function acceptEmptyExpect<S extends http.Server>(server: S, handler: http.RequestListener): S {
-  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (String(req.headers.expect ?? '').trim() === '') {
-      handler(req, res);
-      return;
-    }
-    res.writeHead(417, { connection: 'close' });
-    res.end();
-  });
+function answerAll<S extends http.Server>(server: S, handler: http.RequestListener, unrouted: UnroutedAnswer): S {
+  server.on('checkExpectation', handler);
+  // 100 Continue only once the body is read: a request refused before gets the refusal instead.
+  server.on('checkContinue', continueOnRead(handler));
+  server.on('connect', connectHandler(unrouted));
   return server;
 }
+
+const SERVER_OPTIONS = { requireHostHeader: false } as const;
 
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
@@ -80,10 +83,12 @@ export async function buildApp(o: AppOptions): Promise<App> {
     requestIdHeader: false,
     genReqId: nextRequestId,
     return503OnClosing: true,
-    // The handshake accepts any client certificate so that a readable 401 can be returned (spec §2.1).
-    serverFactory: (handler) => {
-      if (o.proxy) plain = acceptEmptyExpect(http.createServer(handler), handler);
-      return acceptEmptyExpect(https.createServer({ ...TLS_OPTIONS, key: o.tls.key, cert: o.tls.cert }, handler), handler);
+    serverFactory: (fastifyHandler) => {
+      // Early refusals (413 …) reach a client still sending its body (http/early-answer.ts).
+      const handler = answerEarly(fastifyHandler);
+      if (o.proxy) plain = answerAll(http.createServer(SERVER_OPTIONS, handler), handler, unrouted);
+      return answerAll(https.createServer({ ...SERVER_OPTIONS, ...tlsProfile(o.tlsCiphers), key: o.tls.key, cert: o.tls.cert }, handler),
+        handler, unrouted);
     },
     frameworkErrors: (_error, req, reply) => void api(req, reply),
     // A request line refused only for its method still gets the pipeline's 401/404/405.
@@ -128,8 +133,9 @@ export async function buildApp(o: AppOptions): Promise<App> {
   // one it cannot parse would otherwise be refused with 415 before the certificate is checked.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  // (Also where there was none: Fastify refuses a body method without one, QUERY, with a body of its own.)
   fastify.addHook('onRequest', (req, _reply, done) => {
-    if (req.headers['content-type'] !== undefined) req.headers['content-type'] = 'application/octet-stream';
+    req.headers['content-type'] = 'application/octet-stream';
     done();
   });
 

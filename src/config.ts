@@ -1,6 +1,7 @@
 // The environment, read once into a frozen, typed Config. Every problem is
 // reported at once. The only module that reads process.env.
 import { resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
 
 export interface Config {
   readonly dataDir: string;
@@ -25,6 +26,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** How long a shutdown waits for requests under way before cutting their connections. */
   readonly shutdownGraceMs: number;
+  /** OpenSSL cipher list replacing the default TLS profile's. */
+  readonly tlsCiphers: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +74,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rate = int('RATE_LIMIT', 100, 0, 1_000_000_000);
   const burst = int('RATE_LIMIT_BURST', Math.max(1, 2 * rate), 1, 2_000_000_000);
   const redisUrl = str('REDIS_URL');
+  const tlsCiphers = str('TLS_CIPHERS');
+  if (tlsCiphers) {
+    try {
+      createSecureContext({ ciphers: tlsCiphers });
+    } catch {
+      problems.push(`TLS_CIPHERS names no cipher OpenSSL knows (got "${tlsCiphers}")`);
+    }
+  }
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   const baseUrl = (str('BASE_URL') ?? `https://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(baseUrl)) problems.push('BASE_URL must be an absolute http(s) URL');
@@ -94,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rate === 0 ? null : { rate, burst },
     redisUrl,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    tlsCiphers,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

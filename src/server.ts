@@ -44,7 +44,7 @@ export async function startServer(config: Config, database?: Database): Promise<
     limits: { pageSize: config.pageSize }, proxy: config.proxy, logLevel: config.logLevel,
     loginFailuresPerHour: config.loginFailuresPerHour,
     blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,
-    rateLimiter: limiter,
+    rateLimiter: limiter, tlsCiphers: config.tlsCiphers,
   });
   log = app.fastify.log;
   await app.fastify.listen({ port: config.port, host: config.host });

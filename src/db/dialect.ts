@@ -34,6 +34,8 @@ export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';
   json(column: Sql, keys: readonly string[]): JsonAccess;
   jsonEntries(column: Sql): JsonEntries;
+  /** A JSON number given as its text, as a number comparable with JsonAccess.number, whatever its size. */
+  number(text: unknown): Sql;
   /** Any scalar as text that compares by bytes. */
   text(expr: Sql): Sql;
   /** Byte-order comparison of an already textual expression. */

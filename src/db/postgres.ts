@@ -26,7 +26,8 @@ export const postgresHooks: SqlDialect = {
     return {
       kind: sql`(CASE json_typeof(${value}) WHEN 'object' THEN 'container' WHEN 'array' THEN 'container' ELSE json_typeof(${value}) END)`,
       text,
-      number: sql`(CASE WHEN json_typeof(${value}) = 'number' THEN CAST(${chain(column, keys, true)} AS double precision) END)`,
+      // numeric, not double precision: a stored 1e400 would not fit one, and would fail every comparison.
+      number: sql`(CASE WHEN json_typeof(${value}) = 'number' THEN CAST(${chain(column, keys, true)} AS numeric) END)`,
     };
   },
   jsonEntries: (column) => ({
@@ -52,6 +53,7 @@ export const postgresHooks: SqlDialect = {
   differs: (a, b, type) => (type === 'json' ? sql`(CAST(${a} AS text) IS DISTINCT FROM CAST(${b} AS text))` : sql`(${a} IS DISTINCT FROM ${b})`),
   dateText: (y, m, d) => sql`(lpad(CAST(${y} AS text), 4, '0') || '-' || lpad(CAST(${m} AS text), 2, '0') || '-' || lpad(CAST(${d} AS text), 2, '0'))`,
   cast: (value, type) => sql`CAST(${value} AS ${sql.raw(type === 'int' ? 'bigint' : type)})`,
+  number: (text) => sql`CAST(${text} AS numeric)`,
   text: (expr) => sql`(CAST(${expr} AS text) COLLATE "C")`,
   bytewise: (expr) => sql`(${expr} COLLATE "C")`,
   // Under COLLATE "C", lower() folds ASCII letters only, as SQLite's does.

@@ -40,6 +40,7 @@ export const sqliteHooks: SqlDialect = {
   differs: (a, b) => sql`(${a} IS NOT ${b})`,
   dateText: (y, m, d) => sql`printf('%04d-%02d-%02d', ${y}, ${m}, ${d})`,
   cast: (value) => sql`${value}`,
+  number: (text) => sql`CAST(${text} AS REAL)`,
   text: (expr) => sql`CAST(${expr} AS TEXT)`,
   bytewise: (expr) => expr,
   // Not LIKE: it takes U+FFFD, U+FFFE and U+FFFF for one another. lower() folds ASCII only.

@@ -19,8 +19,11 @@ export type Typed =
   | { readonly kind: 'day'; readonly day: Bound<string>; readonly next: Bound<string> }
   /** Case-insensitive (ASCII) substring; every character of the needle is literal. */
   | { readonly kind: 'contains'; readonly needle: Bound<string> }
-  /** `number` is null when the value is no JSON number (the statement's shape differs). */
-  | { readonly kind: 'json'; readonly text: Bound<string>; readonly number: Bound<number> | null };
+  /**
+   * `number` is the value's text when it is a JSON number (compared as a number by
+   * the database, whatever its size), else null (the statement's shape differs).
+   */
+  | { readonly kind: 'json'; readonly text: Bound<string>; readonly number: Bound<string> | null };
 
 export interface Condition {
   readonly segment: FilterSegment;
@@ -44,7 +47,7 @@ export function typeCondition(segment: FilterSegment, ref: FieldRef): Condition 
   }
   if (op === '~') return make({ kind: 'contains', needle: value });
   if (ref.keys.length > 0) {
-    return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? Number(value) : null });
+    return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? value : null });
   }
   switch (ref.field.type) {
     case 'int':
@@ -61,7 +64,7 @@ export function typeCondition(segment: FilterSegment, ref: FieldRef): Condition 
       if (!isDatetime(value)) throw invalidFilter(segment.raw);
       return make({ kind: 'scalar', value });
     case 'json':
-      return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? Number(value) : null });
+      return make({ kind: 'json', text: value, number: JSON_NUMBER.test(value) ? value : null });
     case 'string':
       return make({ kind: 'scalar', value });
   }
@@ -109,7 +112,7 @@ function compileJson(c: Condition, j: ReturnType<SqlDialect['json']>, hooks: Sql
   const textKinds = sql.raw(v.number === null ? `('string', 'boolean', 'number')` : `('string', 'boolean')`);
   const compare = (o: Operator): Sql => {
     const asText = sql`(${j.kind} IN ${textKinds} AND ${cmp(j.text, o, v.text)})`;
-    return v.number === null ? asText : sql`((${j.kind} = 'number' AND ${cmp(j.number, o, v.number)}) OR ${asText})`;
+    return v.number === null ? asText : sql`((${j.kind} = 'number' AND ${cmp(j.number, o, hooks.number(v.number))}) OR ${asText})`;
   };
   if (op === '!') return sql`(${missing} OR (${j.kind} <> 'container' AND NOT ${compare('=')}))`;
   return compare(op);

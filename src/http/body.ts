@@ -8,7 +8,9 @@ export async function readBody(stream: Readable, declaredLength: string | undefi
   if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  // Refused mid-way, the request stays whole (a plain `for await` would destroy it, and
+  // with it the connection, before the 413 is written); what is left is drained after the answer.
+  for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > max) throw tooLarge(max);
     chunks.push(chunk as Buffer);

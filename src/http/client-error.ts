@@ -5,6 +5,7 @@
 // is answered with the error body (spec §5.2 too_long), as there is no request to echo.
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { parserRefusal } from './early-answer.ts';
 import type { ApiResult } from './pipeline.ts';
 
 /** Answers a request that never reached the router; for these requests it always ends in an error. */
@@ -52,21 +53,36 @@ function unroutedRequest(raw: string, socket: Socket): IncomingMessage | null {
   return { method: line[1], url: line[2], headers, headersDistinct, socket } as unknown as IncomingMessage;
 }
 
+/** CONNECT reaches no request handler in Node: the pipeline's checks answer it on the raw socket. */
+export function connectHandler(answer: UnroutedAnswer): (req: IncomingMessage, socket: Socket) => void {
+  return (req, socket) => {
+    answer(req).then(
+      (r) => (typeof r.body === 'string' ? socket.end(rawResponse(r.status, r.headers, r.body)) : socket.destroy()),
+      () => socket.destroy(),
+    );
+  };
+}
+
 export function clientErrorHandler(answer: UnroutedAnswer): (err: Error, socket: Socket) => void {
   return (err, socket) => {
+    if (socket.destroyed) return;
+    const { code, rawPacket } = err as { code?: unknown; rawPacket?: unknown };
+    // The parser reports every later chunk as the same error: after the answer they are
+    // only bytes to drop, and the connection lingers so that the answer is not reset.
+    const refuse = parserRefusal(socket, Buffer.isBuffer(rawPacket) ? rawPacket.length : 0);
+    if (!refuse) return;
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    const { code, rawPacket } = err as { code?: unknown; rawPacket?: unknown };
     const raw = Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '';
     const req = code === 'HPE_INVALID_METHOD' ? unroutedRequest(raw, socket) : null;
     if (!req) {
-      socket.end(parserError(code, raw));
+      refuse(parserError(code, raw));
       return;
     }
     answer(req).then(
-      (r) => (typeof r.body === 'string' ? socket.end(rawResponse(r.status, r.headers, r.body)) : socket.destroy()),
+      (r) => (typeof r.body === 'string' ? refuse(rawResponse(r.status, r.headers, r.body)) : socket.destroy()),
       () => socket.destroy(),
     );
   };

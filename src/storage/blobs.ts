@@ -52,7 +52,8 @@ export class BlobStore {
     let head = Buffer.alloc(0);
     let type: FileType | null = null;
     try {
-      for await (const chunk of body) {
+      // Refused mid-way (413, file type), the request stays whole so that the answer reaches the client.
+      for await (const chunk of body.iterator({ destroyOnReturn: false })) {
         const bytes = chunk as Buffer;
         size += bytes.length;
         if (size > maxBytes) throw tooLarge(maxBytes);
