@@ -54,7 +54,7 @@ class Linger {
     LINGERS.set(socket, this);
     this.deadline = setTimeout(() => socket.destroy(), bounds.ms);
     this.deadline.unref();
-    socket.once('close', () => this.release());
+    socket.once('close', this.release);
     // Node ends the connection after an answer that closes it with destroySoon(), which
     // destroys the socket as soon as the answer is written: it lingers instead.
     socket.destroySoon = () => this.close();
@@ -106,15 +106,18 @@ class Linger {
     this.stopped = true;
     for (const req of this.requests) req.pause();
     this.socket.pause();
-    // A connection with a body half read cannot serve another request.
-    this.close();
+    // A connection with a body half read cannot serve another request (a parser
+    // refusal still being worked out closes it once written).
+    if (!this.refused) this.close();
   }
 
-  private release(): void {
+  /** Done: the connection closed, or it goes on (kept alive) with the body drained. */
+  private readonly release = (): void => {
     clearTimeout(this.deadline);
+    this.socket.off('close', this.release);
     if (LINGERS.get(this.socket) === this) LINGERS.delete(this.socket);
     delete (this.socket as { destroySoon?: unknown }).destroySoon;
-  }
+  };
 }
 
 /** Connections draining after an early answer. */
