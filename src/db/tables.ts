@@ -81,7 +81,64 @@ export interface LoginBudgetTable {
   failures: number;
 }
 
+export interface WebhooksTable {
+  id: Generated<number>;
+  company_id: number;
+  url: string;
+  events: string;
+  active: number;
+  data: string | null;
+  created: string;
+  modified: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_until: string | null;
+  cursor: number;
+  failing_since: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  event_id: string;
+  event: string;
+  endpoint: string;
+  record_id: number | null;
+  op: string;
+  company_id: number | null;
+  scope_id: number | null;
+  data: string;
+  created: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  company_id: number;
+  event_seq: number;
+  event_id: string;
+  event: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+  created: string;
+  next_attempt: string | null;
+  modified: string;
+}
+
+export interface DueNoticesTable {
+  asset_id: number;
+  due_date: string;
+  kind: string;
+}
+
 export interface Tables {
+  webhooks: WebhooksTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  due_notices: DueNoticesTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
   login_budget: LoginBudgetTable;

@@ -50,7 +50,11 @@ export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): P
         const value = await fn(tx);
         await tx.flushAudit();
         // A deleted company's log, its deletion included, passes to its heir.
-        for (const [from, to] of heirs) await db.updateTable('auditlog').set({ company_id: to }).where('company_id', '=', from).execute();
+        for (const [from, to] of heirs) {
+          await db.updateTable('auditlog').set({ company_id: to }).where('company_id', '=', from).execute();
+          // Its events (webhooks not yet told) are routed through the heir's tree.
+          await db.updateTable('events').set({ scope_id: to }).where('scope_id', '=', from).execute();
+        }
         return value;
       });
       for (const f of committed) await f();

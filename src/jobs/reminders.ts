@@ -6,10 +6,12 @@
 import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
 import { insertAudit, type AuditEntry } from '../engine/audit.ts';
-import type { Ctx } from '../engine/context.ts';
+import { type Ctx, shapeOf } from '../engine/context.ts';
+import { emitEvents } from '../events/triggers.ts';
 import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
 import { chunks } from '../model/chunks.ts';
+import { observeReminderRun } from '../metrics.ts';
 import { operatorContext } from '../resources/registry.ts';
 
 export interface ReminderRun {
@@ -57,6 +59,7 @@ export function todayIn(timeZone: string, now: Date): string {
  */
 export async function runReminders(database: Database, clock: Clock, onError: (companyId: number, error: unknown) => void = () => {},
   stopping: () => boolean = () => false): Promise<ReminderRun> {
+  const started = Date.now();
   const companies = await database.db.selectFrom('companies').select(['id', 'data']).orderBy('id').execute();
   let created = 0;
   let delivered = 0;
@@ -67,6 +70,7 @@ export async function runReminders(database: Database, clock: Clock, onError: (c
     const settings = settingsOf(Number(c.id), c.data);
     const ctx = operatorContext(database, settings.id, clock);
     try {
+      await noticeDue(ctx, settings);
       created += await createReminders(ctx, settings);
       const sent = await deliverReminders(ctx, settings);
       delivered += sent.reminders;
@@ -76,7 +80,9 @@ export async function runReminders(database: Database, clock: Clock, onError: (c
       onError(settings.id, error);
     }
   }
-  return { created, delivered, messages, failed };
+  const run = { created, delivered, messages, failed };
+  observeReminderRun(run, started);
+  return run;
 }
 
 interface DueAsset { id: number; asset_no: string; description: string; next_check: string }
@@ -116,6 +122,24 @@ async function createReminders(ctx: Ctx, s: CompanySettings): Promise<number> {
     });
   }
   return created;
+}
+
+/** `assets.due` and `assets.overdue` (spec §9): once per asset, due date and kind, kept in due_notices. */
+async function noticeDue(ctx: Ctx, s: CompanySettings): Promise<void> {
+  const today = todayIn(s.timeZone, ctx.clock.now());
+  await ctx.database.transaction(async (db) => {
+    const { rows } = await sql<{ asset_id: number; kind: string }>`INSERT INTO due_notices (asset_id, due_date, kind)
+      SELECT a.id, a.next_check, CASE WHEN a.next_check < ${today} THEN 'overdue' ELSE 'due' END FROM assets a
+      WHERE a.company_id = ${s.id} AND a.next_check IS NOT NULL AND a.next_check <= ${addDays(today, s.window)}
+      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY a.id
+      ON CONFLICT DO NOTHING RETURNING asset_id, kind`.execute(db);
+    const shape = shapeOf(ctx);
+    const assets = ctx.catalog.lookup('assets');
+    for (const kind of ['due', 'overdue']) {
+      const ids = rows.filter((r) => r.kind === kind).map((r) => Number(r.asset_id)).sort((a, b) => a - b);
+      for (const part of chunks(ids, 1000)) await emitEvents(db, shape, assets, { op: kind, event: `assets.${kind}` }, part);
+    }
+  });
 }
 
 interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string }

@@ -38,5 +38,7 @@ export const ALL_VERBS: readonly Verb[] = ['GET', 'POST', 'PUT', 'DELETE'];
 
 /** Sessions: everyone reads, admins write. */
 export const ADMIN_WRITES: Readonly<Record<Verb, Need>> = { GET: 'readonly', POST: 'admin', PUT: 'admin', DELETE: 'admin' };
+/** Basic mode or admin sessions only, for every verb (webhooks, spec §9). */
+export const ADMIN_ONLY: Readonly<Record<Verb, Need>> = { GET: 'admin', POST: 'admin', PUT: 'admin', DELETE: 'admin' };
 /** Sessions: users may also create. */
 export const USER_CREATES: Readonly<Record<Verb, Need>> = { ...ADMIN_WRITES, PUT: 'user' };

@@ -23,10 +23,13 @@ import { passwordEndpoint } from './password.ts';
 import { randompasswordEndpoint } from './randompassword.ts';
 import { uploadEndpoint } from './upload.ts';
 import { users } from './users.ts';
+import { webhookdeliveries } from './webhookdeliveries.ts';
+import { webhooks, webhooksEndpoint } from './webhooks.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 
 export const RESOURCES: readonly Resource[] = [
-  assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users,
+  assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,
+  webhookdeliveries,
 ];
 
 /** Tables outside the resource list that refer to resources. */
@@ -36,6 +39,7 @@ const INTERNAL: readonly InternalReference[] = [
   { table: 'message_reads', column: 'user_id', resource: 'users', onDelete: 'cascade' },
   { table: 'sessions', column: 'user_id', resource: 'users', onDelete: 'cascade' },
   { table: 'sessions', column: 'company_id', resource: 'companies', onDelete: 'cascade' },
+  { table: 'webhook_deliveries', column: 'webhook_id', resource: 'webhooks', onDelete: 'cascade' },
 ];
 
 export function createRegistry(resources: readonly Resource[] = RESOURCES, internal = INTERNAL): Registry {
@@ -61,7 +65,8 @@ export interface EndpointSettings {
 export function createEndpoints(settings: EndpointSettings, extra: readonly Endpoint[] = []): ReadonlyMap<string, Endpoint> {
   const list: Endpoint[] = [
     endpointsEndpoint,
-    ...RESOURCES.filter((r) => r !== auditlog).map((r) => resourceEndpoint(r)),
+    ...RESOURCES.filter((r) => r !== auditlog && r !== webhooks).map((r) => resourceEndpoint(r)),
+    webhooksEndpoint,
     auditlogEndpoint,
     loginEndpoint(settings.loginFailuresPerHour),
     logoutEndpoint,

@@ -21,7 +21,7 @@ const NEED_TEXT: Record<Need, string> = { readonly: 'readonly', user: 'user', ad
 /** The §3 table (and the extensions' rules in §7.17, §9): the least caller for a verb on an endpoint; 'any' = no session level applies. */
 function need(endpoint: string, verb: Verb): Need | 'any' {
   if (endpoint === 'login') return 'any'; // §2.2: sessionless; the certificate's impersonation right decides
-  if (endpoint === 'webhooks') return 'admin'; // §9: basic mode or admin sessions only
+  if (endpoint === 'webhooks' || endpoint === 'webhookdeliveries') return 'admin'; // §9: basic mode or admin sessions only
   if (endpoint === 'moveasset') return 'creator'; // §7.17: sessions need can_create_companies
   if (verb === 'GET') return 'readonly'; // GET on every endpoint (logout included)
   if (endpoint === 'password' && verb === 'POST') return 'readonly'; // own password

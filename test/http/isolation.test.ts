@@ -107,6 +107,15 @@ async function seed(svc: Service): Promise<World> {
       seeded.add(def.name, t.id, res.body.response.ids[0]);
     }
   }
+  // Deliveries are written by the webhook dispatcher, never by a PUT: one per tenant's webhook, as it writes them.
+  for (const t of [A, A1, B]) {
+    const stamp = `${today(svc)} 04:05:06`;
+    const row = await svc.database.db.insertInto('webhook_deliveries').values({
+      webhook_id: seeded.first('webhooks', t.id)!, company_id: t.id, event_seq: t.id, event_id: `evt_${t.label}`, event: 'webhooks.created',
+      attempt: 1, status: 'delivered', response_status: 200, error: null, created: stamp, next_attempt: null, modified: stamp,
+    }).returning('id').executeTakeFirstOrThrow();
+    seeded.add('webhookdeliveries', t.id, Number(row.id));
+  }
   // The companies themselves carry data too, so that `company.data.*` filters have something to find.
   for (const t of [A, A1, B]) {
     const res = await t.client.post(`/3.0/${TENANCY.name}/id=${t.id}`, { data: dataFor(TENANCY, t) });

@@ -71,13 +71,15 @@ export function createBody(def: ResourceDef, t: Tenant, seeded: Seeded, companie
     const slug = `${def.name}-${f.name}-${t.label}-${n}`;
     switch (f.type) {
       case 'string':
+        // A webhook's url must be https (spec §9).
+        if (def.name === 'webhooks' && f.name === 'url') { body[f.name] = `https://example.com/${slug}`; break; }
         body[f.name] = f.format === 'email' ? `${slug.replace(/_/g, '')}@example.com` : f.format === 'filename' ? `${slug}.pdf` : slug;
         break;
       case 'int': body[f.name] = 6; break;
       // Today: a message is shown within its date range (spec §7.12), which must hold for sessions to see it.
       case 'date': body[f.name] = today; break;
       case 'datetime': body[f.name] = `${today} 04:05:06`; break;
-      case 'json': if (f.name === 'data') body[f.name] = dataFor(def, t); break;
+      case 'json': if (f.name === 'data') body[f.name] = dataFor(def, t); else if (def.name === 'webhooks' && f.name === 'events') body[f.name] = ['*']; break;
       case 'bool': break;
     }
   }

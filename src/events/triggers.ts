@@ -1,0 +1,149 @@
+// Every change to a resource's record writes an event into the `events` table —
+// the outbox the webhook dispatcher reads — from a trigger on the resource's table,
+// so no write path (API, workflow, CLI) can change a record without its event, the
+// event commits or rolls back with the change, and a statement changing 5,000 rows
+// adds its 5,000 events inside the database, without a round trip each.
+//
+// The event's data is the record as GET shows it without embeds: the definition's
+// stored fields, written as JSON by the same SQL that writes responses. Columns
+// that are no field (password hashes, upload tokens, webhook secrets) never appear.
+// An update that changes no field (a column of the service's own, or a value set
+// to itself) makes no event.
+//
+// SQLite: row triggers (one writer; event order is commit order). PostgreSQL:
+// statement triggers over transition tables, set-based; each takes a transaction
+// advisory lock before it numbers its events and holds it until commit, so events
+// are numbered in commit order — a reader never sees a larger seq before a
+// smaller one has committed.
+import { type Kysely, sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Sql, SqlDialect } from '../db/dialect.ts';
+import { postgresHooks } from '../db/postgres.ts';
+import type { Shape } from '../engine/context.ts';
+import { objectSql } from '../engine/record-json.ts';
+import { columnOf } from '../engine/select.ts';
+import type { Catalog, FieldDef, ResourceDef } from '../model/types.ts';
+
+/** The lock (SqlDialect.lockFor) that orders PostgreSQL's events. */
+const EVENTS_LOCK = 'events';
+
+/** Resources whose changes are events (every tenant resource with a table of its own, webhooks included). */
+export const EVENT_RESOURCES = ['companies', 'departments', 'locations', 'externaltypes', 'assets', 'assetqueue', 'assetreminders',
+  'files', 'messages', 'users', 'webhooks'] as const;
+
+/** Fields that make up an event's data: what GET shows, without computed values (they depend on the caller). */
+export const eventFields = (def: ResourceDef): FieldDef[] => def.fields.filter((f) => !f.computed);
+
+const COLUMNS = sql`event_id, event, endpoint, record_id, op, company_id, scope_id, data, created`;
+
+export interface Kind { readonly op: string; readonly event: string }
+
+function compile(db: Kysely<unknown>, expr: Sql): string {
+  const c = expr.compile(db);
+  if (c.parameters.length > 0) throw new Error(`event trigger SQL has parameters: ${c.sql}`);
+  return c.sql;
+}
+
+/** The INSERT … SELECT of events for the rows at alias `t` (and `o`, their old values, in updates). */
+function insertEvents(s: Shape, def: ResourceDef, kind: Kind, from: Sql, ids: { eventId: Sql; now: Sql }): Sql {
+  const scope = sql.ref(`t.${def.scopeColumn}`);
+  return sql`INSERT INTO events (${COLUMNS}) SELECT ${ids.eventId}, ${sql.lit(kind.event)}, ${sql.lit(def.name)}, t.id, ${sql.lit(kind.op)},
+    ${scope}, ${scope}, ${objectSql(s, eventFields(def), 't')}, ${ids.now} ${from}`;
+}
+
+/** Some field the event shows differs between `o` and `t`. */
+function changed(hooks: SqlDialect, def: ResourceDef): Sql {
+  const fields = eventFields(def).filter((f) => !f.touch && f.name !== 'id');
+  return sql.join(fields.map((f) => hooks.differs(sql.ref(`o.${columnOf(f)}`), sql.ref(`t.${columnOf(f)}`), f.type)), sql` OR `);
+}
+
+/** Queue transitions (spec §8.1) have events of their own beside `updated`. */
+const TRANSITIONS: Readonly<Record<string, readonly { kind: Kind; when: string }[]>> = {
+  assetqueue: [
+    { kind: { op: 'released', event: 'assetqueue.released' }, when: 'o.released <> 1 AND t.released = 1' },
+    { kind: { op: 'rejected', event: 'assetqueue.rejected' }, when: 'o.released <> 2 AND t.released = 2' },
+  ],
+};
+
+const SQLITE_IDS = { eventId: sql`'evt_' || lower(hex(randomblob(12)))`, now: sql`strftime('%Y-%m-%d %H:%M:%S', 'now')` };
+const POSTGRES_IDS = {
+  eventId: sql`'evt_' || replace(CAST(gen_random_uuid() AS text), '-', '')`,
+  now: sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`,
+};
+
+function sqliteTriggers(db: Kysely<unknown>, s: Shape, def: ResourceDef): string[] {
+  const table = sql.table(def.table);
+  const name = (what: string) => sql.id(`events_${def.table}_${what}`);
+  const self = (row: 'NEW' | 'OLD') => sql`FROM ${table} AS t WHERE t.id = ${sql.raw(row)}.id`;
+  // In a row trigger the old values are OLD: `o` is a one-row view of them.
+  const fields = eventFields(def);
+  const old = sql`(SELECT ${sql.join(fields.map((f) => sql`OLD.${sql.id(columnOf(f))} AS ${sql.id(columnOf(f))}`))}) AS o`;
+  const updates = [
+    insertEvents(s, def, { op: 'updated', event: `${def.name}.updated` }, sql`FROM ${table} AS t, ${old} WHERE t.id = NEW.id AND (${changed(s.hooks, def)})`, SQLITE_IDS),
+    ...(TRANSITIONS[def.name] ?? []).map((x) => insertEvents(s, def, x.kind, sql`FROM ${table} AS t, ${old} WHERE t.id = NEW.id AND ${sql.raw(x.when)}`, SQLITE_IDS)),
+  ];
+  return [
+    sql`CREATE TRIGGER ${name('insert')} AFTER INSERT ON ${table} BEGIN
+      ${insertEvents(s, def, { op: 'created', event: `${def.name}.created` }, self('NEW'), SQLITE_IDS)}; END`,
+    sql`CREATE TRIGGER ${name('update')} AFTER UPDATE ON ${table} BEGIN ${sql.join(updates.map((u) => sql`${u};`), sql` `)} END`,
+    sql`CREATE TRIGGER ${name('delete')} BEFORE DELETE ON ${table} BEGIN
+      ${insertEvents(s, def, { op: 'deleted', event: `${def.name}.deleted` }, self('OLD'), SQLITE_IDS)}; END`,
+  ].map((t) => compile(db, t));
+}
+
+function postgresTriggers(db: Kysely<unknown>, s: Shape, def: ResourceDef): string[] {
+  const table = sql.table(def.table);
+  const out: string[] = [];
+  // lockFor's lock, written out: a trigger's SQL takes no parameters.
+  const lock = sql`PERFORM pg_advisory_xact_lock(hashtext(${sql.lit(EVENTS_LOCK)}));`;
+  const define = (what: string, timing: string, referencing: string, inserts: Sql[], any: string) => {
+    const fn = sql.id(`events_${def.table}_${what}`);
+    out.push(compile(db, sql`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM ${sql.raw(any)}) THEN
+          ${lock}
+          ${sql.join(inserts.map((i) => sql`${i};`), sql` `)}
+        END IF;
+        RETURN NULL;
+      END $fn$`));
+    out.push(compile(db, sql`CREATE TRIGGER ${fn} ${sql.raw(timing)} ON ${table} REFERENCING ${sql.raw(referencing)}
+      FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`));
+  };
+  const ordered = (from: Sql) => sql`${from} ORDER BY t.id`;
+  define('insert', 'AFTER INSERT', 'NEW TABLE AS new_rows',
+    [insertEvents(s, def, { op: 'created', event: `${def.name}.created` }, ordered(sql`FROM new_rows AS t`), POSTGRES_IDS)], 'new_rows');
+  const pairs = sql`FROM new_rows AS t JOIN old_rows AS o ON o.id = t.id`;
+  define('update', 'AFTER UPDATE', 'OLD TABLE AS old_rows NEW TABLE AS new_rows', [
+    insertEvents(s, def, { op: 'updated', event: `${def.name}.updated` }, ordered(sql`${pairs} WHERE ${changed(s.hooks, def)}`), POSTGRES_IDS),
+    ...(TRANSITIONS[def.name] ?? []).map((x) => insertEvents(s, def, x.kind, ordered(sql`${pairs} WHERE ${sql.raw(x.when)}`), POSTGRES_IDS)),
+  ], 'new_rows');
+  define('delete', 'AFTER DELETE', 'OLD TABLE AS old_rows',
+    [insertEvents(s, def, { op: 'deleted', event: `${def.name}.deleted` }, ordered(sql`FROM old_rows AS t`), POSTGRES_IDS)], 'old_rows');
+  return out;
+}
+
+/** (Re)creates the event triggers of every event resource, from the definitions as they are now. */
+export async function installEventTriggers(db: Kysely<unknown>, hooks: SqlDialect, catalog: Catalog): Promise<void> {
+  const s: Shape = { hooks, catalog, level: 'basic' };
+  const postgres = hooks === postgresHooks;
+  for (const name of EVENT_RESOURCES) {
+    const def = catalog.lookup(name);
+    for (const what of ['insert', 'update', 'delete']) {
+      const trigger = `events_${def.table}_${what}`;
+      await sql`DROP TRIGGER IF EXISTS ${sql.id(trigger)}${postgres ? sql` ON ${sql.table(def.table)}` : sql``}`.execute(db);
+    }
+    for (const text of postgres ? postgresTriggers(db, s, def) : sqliteTriggers(db, s, def)) await sql.raw(text).execute(db);
+  }
+}
+
+/**
+ * Writes events of `name` (op `op`) for the records `ids` of `def` in the caller's
+ * transaction, as the triggers do (the reminder run's `assets.due` and `assets.overdue`).
+ */
+export async function emitEvents(db: Db, s: Shape, def: ResourceDef, kind: Kind, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await s.hooks.lockFor(EVENTS_LOCK).execute(db);
+  const list = sql.join(ids.map((id) => sql.lit(id)));
+  await insertEvents(s, def, kind, sql`FROM ${sql.table(def.table)} AS t WHERE t.id IN (${list}) ORDER BY t.id`,
+    s.hooks === postgresHooks ? POSTGRES_IDS : SQLITE_IDS).execute(db);
+}

@@ -1,0 +1,64 @@
+// Webhooks (spec §9): receivers of the events of a company's tree. Basic mode or
+// admin sessions only. The secret is made by the service, returned once by the PUT
+// that creates the webhook (`secrets`, in the order of `ids`) and never again; it is
+// no field, so no GET, audit entry or event shows it.
+import { sql } from 'kysely';
+import { created, type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
+import type { Resource } from '../engine/resource.ts';
+import { bodyObjects } from '../engine/body.ts';
+import { createRecords } from '../engine/write.ts';
+import { invalidValue } from '../errors.ts';
+import { parseJson } from '../model/json.ts';
+import { parseQuery } from '../engine/query.ts';
+import { readEventList } from '../webhooks/events.ts';
+import { newSecret } from '../webhooks/secret.ts';
+import { ADMIN_ONLY, ALL_VERBS, companyId, data, flag, id, modified, required } from './fields.ts';
+
+
+/** An https URL with a host and no credentials. */
+export function checkUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+export const webhooks: Resource = {
+  def: {
+    name: 'webhooks', table: 'webhooks', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_ONLY,
+    fields: [
+      id, companyId, required('url'), { name: 'events', type: 'json', writable: 'always', required: true },
+      flag('active', 1), data, { name: 'created', type: 'datetime', default: 'now' }, modified,
+    ],
+    relations: [],
+  },
+  hooks: {
+    validate(_ctx, values) {
+      if (values.url !== undefined && (typeof values.url !== 'string' || !checkUrl(values.url))) throw invalidValue('url');
+      if (values.events !== undefined) {
+        const list = values.events === null ? null : readEventList(parseJson(String(values.events)));
+        if (!list) throw invalidValue('events');
+      }
+    },
+    async beforeCreate(tx, record) {
+      record.secret = newSecret();
+      // A new webhook hears what is committed from now on.
+      const { rows } = await sql<{ seq: number | null }>`SELECT MAX(seq) AS seq FROM events`.execute(tx.db);
+      record.cursor = Number(rows[0]?.seq ?? 0);
+    },
+  },
+};
+
+/** The PUT answer carries each new webhook's secret, once. */
+export const webhooksEndpoint: Endpoint = resourceEndpoint(webhooks, {
+  async PUT(c) {
+    parseQuery(webhooks.def, c.verb, c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
+    const ids = await createRecords(c.ctx, webhooks, bodyObjects(c.json(), 'PUT'));
+    const rows = await c.ctx.database.db.selectFrom('webhooks').select(['id', 'secret']).where('id', 'in', ids).execute();
+    const secret = new Map(rows.map((r) => [Number(r.id), String(r.secret)]));
+    const reply = created(ids);
+    return { ...reply, response: `${reply.response.slice(0, -1)},"secrets":${JSON.stringify(ids.map((i) => secret.get(i)))}}` };
+  },
+});

@@ -1,0 +1,221 @@
+// The webhook dispatcher (spec §9), one in every `serve` process. Each pass:
+//
+// 1. Fan-out: for every active webhook, the events committed since its cursor, of
+//    its company's tree and of the names it listens to, become deliveries; the
+//    cursor moves on in the same transaction. Events are numbered in commit order
+//    (events/triggers.ts), so no event is passed over. On PostgreSQL the webhook's
+//    row is locked (SKIP LOCKED): one instance fans a webhook out at a time.
+// 2. Delivery: a webhook with due deliveries is leased (lease_owner, lease_until)
+//    by one instance, which sends them one at a time in event order, renewing the
+//    lease before each attempt; so several instances never make the same attempt at
+//    once, and a receiver that accepts gets its events in commit order. A process
+//    that dies holding a lease loses it when it expires; its attempt is made again
+//    (at least once).
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { parseQuery } from '../engine/query.ts';
+import { updateRecords } from '../engine/update.ts';
+import { type Clock, formatDatetime, systemClock } from '../model/dates.ts';
+import { parseJson, type JsonObject } from '../model/json.ts';
+import { operatorContext } from '../resources/registry.ts';
+import { webhooks } from '../resources/webhooks.ts';
+import { DELIVERY_TIMEOUT_MS, post } from './deliver.ts';
+import { hears } from './events.ts';
+import { webhookAttempts, watchBacklog } from './metrics.ts';
+import { GIVE_UP_MS, retryDelayMs } from './schedule.ts';
+import { specSignature, standardSignature } from './secret.ts';
+
+export interface DispatcherOptions {
+  readonly allowPrivate: boolean;
+  readonly clock?: Clock;
+  readonly intervalMs?: number;
+  readonly timeoutMs?: number;
+  /** Deliveries per webhook per pass before others get their turn. */
+  readonly batch?: number;
+  readonly log?: { warn(o: object, msg: string): void; info(o: object, msg: string): void };
+}
+
+interface Hook {
+  id: number; company_id: number; url: string; events: unknown; secret: string;
+  previous_secret: string | null; previous_until: string | null; failing_since: string | null;
+}
+
+interface Due { id: number; event_seq: number; event_id: string; event: string; attempt: number; data: unknown; event_created: string; event_company: number | null }
+
+const FAN_OUT_BATCH = 5000;
+const PARALLEL_WEBHOOKS = 4;
+
+const num = (v: unknown) => Number(v);
+const jsonText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+const isoOf = (datetime: string) => `${datetime.replace(' ', 'T')}Z`;
+const timeOf = (datetime: string) => Date.parse(isoOf(datetime));
+
+export class Dispatcher {
+  private readonly owner = randomBytes(8).toString('hex');
+  private readonly clock: Clock;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** A lease outlives one attempt (renewed before each); a process that dies holding it loses it this long after. */
+  private readonly leaseMs: number;
+
+  constructor(private readonly database: Database, private readonly o: DispatcherOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.leaseMs = (o.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 5000;
+  }
+
+  start(): void {
+    watchBacklog(() => this.backlog());
+    const every = this.o.intervalMs ?? 250;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.pass().then(() => {}, (err) => this.o.log?.warn({ err }, 'webhook dispatch failed')).finally(() => {
+        this.running = null;
+        if (!this.stopped) this.timer = setTimeout(tick, every);
+      });
+    };
+    this.timer = setTimeout(tick, every);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass: fan out new events, then make every due attempt. */
+  async pass(): Promise<{ queued: number; attempted: number }> {
+    // Only webhooks behind the newest event have anything to fan out: an idle pass is one query.
+    const behind = await sql<{ id: number }>`SELECT id FROM webhooks
+      WHERE active = 1 AND cursor < (SELECT COALESCE(MAX(seq), 0) FROM events)`.execute(this.database.db);
+    let queued = 0;
+    for (const w of behind.rows) queued += await this.fanOut(num(w.id));
+    const now = formatDatetime(this.clock.now());
+    const due = await this.database.db.selectFrom('webhook_deliveries').select('webhook_id').distinct()
+      .where('status', 'in', ['pending', 'retrying']).where('next_attempt', '<=', now).limit(100).execute();
+    let attempted = 0;
+    const queue = due.map((d) => num(d.webhook_id));
+    const worker = async () => { for (let id = queue.shift(); id !== undefined; id = queue.shift()) attempted += await this.deliverDue(id); };
+    await Promise.all(Array.from({ length: PARALLEL_WEBHOOKS }, worker));
+    return { queued, attempted };
+  }
+
+  /** Deliveries waiting or to be retried (the backlog). */
+  async backlog(): Promise<number> {
+    const r = await this.database.db.selectFrom('webhook_deliveries').select((e) => e.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['pending', 'retrying']).executeTakeFirst();
+    return num(r?.n ?? 0);
+  }
+
+  private async fanOut(webhookId: number): Promise<number> {
+    const skipLocked = this.database.shared ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+    return this.database.transaction(async (db) => {
+      const { rows: [w] } = await sql<{ company_id: number; events: unknown; cursor: number }>`SELECT company_id, events, cursor FROM webhooks
+        WHERE id = ${webhookId} AND active = 1 ${skipLocked}`.execute(db);
+      if (!w) return 0;
+      const cursor = num(w.cursor);
+      const { rows: [top] } = await sql<{ s: number | null }>`SELECT MAX(seq) AS s FROM events`.execute(db);
+      const end = Math.min(num(top?.s ?? 0), cursor + FAN_OUT_BATCH);
+      if (end <= cursor) return 0;
+      const { rows } = await sql<{ seq: number; event_id: string; event: string }>`SELECT e.seq, e.event_id, e.event FROM events AS e
+        WHERE e.seq > ${cursor} AND e.seq <= ${end}
+          AND e.scope_id IN (SELECT descendant_id FROM company_closure WHERE ancestor_id = ${num(w.company_id)}) ORDER BY e.seq`.execute(db);
+      const list = JSON.parse(jsonText(w.events)) as string[];
+      const now = formatDatetime(this.clock.now());
+      const wanted = rows.filter((r) => hears(list, r.event)).map((r) => ({
+        webhook_id: webhookId, company_id: num(w.company_id), event_seq: num(r.seq), event_id: r.event_id, event: r.event,
+        attempt: 0, status: 'pending', created: now, next_attempt: now, modified: now,
+      }));
+      for (let i = 0; i < wanted.length; i += 200) await db.insertInto('webhook_deliveries').values(wanted.slice(i, i + 200)).execute();
+      await db.updateTable('webhooks').set({ cursor: end }).where('id', '=', webhookId).execute();
+      return wanted.length;
+    });
+  }
+
+  /** Takes (or renews) the webhook's lease and reads it as it is now; null when another instance holds it or it is off. */
+  private async lease(webhookId: number): Promise<Hook | null> {
+    const now = this.clock.now();
+    const hook = await this.database.db.updateTable('webhooks')
+      .set({ lease_owner: this.owner, lease_until: formatDatetime(new Date(now.getTime() + this.leaseMs)) })
+      .where('id', '=', webhookId).where('active', '=', 1)
+      .where((e) => e.or([e('lease_until', 'is', null), e('lease_until', '<', formatDatetime(now)), e('lease_owner', '=', this.owner)]))
+      .returning(['id', 'company_id', 'url', 'events', 'secret', 'previous_secret', 'previous_until', 'failing_since'])
+      .executeTakeFirst();
+    return (hook as Hook | undefined) ?? null;
+  }
+
+  private async release(webhookId: number): Promise<void> {
+    await this.database.db.updateTable('webhooks').set({ lease_owner: null, lease_until: null })
+      .where('id', '=', webhookId).where('lease_owner', '=', this.owner).execute();
+  }
+
+  /** Makes the webhook's due attempts in event order; returns how many were made. */
+  private async deliverDue(webhookId: number): Promise<number> {
+    if (!(await this.lease(webhookId))) return 0;
+    let made = 0;
+    try {
+      const due = await sql<Due>`SELECT d.id, d.event_seq, d.event_id, d.event, d.attempt, e.data, e.created AS event_created,
+          e.company_id AS event_company
+        FROM webhook_deliveries AS d JOIN events AS e ON e.seq = d.event_seq
+        WHERE d.webhook_id = ${webhookId} AND d.status IN ('pending', 'retrying') AND d.next_attempt <= ${formatDatetime(this.clock.now())}
+        ORDER BY d.event_seq LIMIT ${this.o.batch ?? 50}`.execute(this.database.db);
+      for (const d of due.rows) {
+        // The lease is renewed before each attempt (reading the webhook again); one switched off meanwhile stops here.
+        const hook = this.stopped ? null : await this.lease(webhookId);
+        if (!hook) break;
+        await this.attempt(hook, d);
+        made++;
+      }
+    } finally {
+      await this.release(webhookId);
+    }
+    return made;
+  }
+
+  private async attempt(hook: Hook, d: Due): Promise<void> {
+    const now = this.clock.now();
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const body = `{"id":${JSON.stringify(d.event_id)},"event":${JSON.stringify(d.event)},"timestamp":${JSON.stringify(isoOf(d.event_created))},`
+      + `"company_id":${d.event_company === null ? 'null' : num(d.event_company)},"data":${jsonText(d.data)}}`;
+    const secrets = [hook.secret, ...(hook.previous_secret && hook.previous_until && hook.previous_until > formatDatetime(now) ? [hook.previous_secret] : [])];
+    const outcome = await post(new URL(hook.url), {
+      'content-type': 'application/json', 'user-agent': 'asset-tracker-webhooks',
+      'x-webhook-timestamp': String(timestamp), 'x-signature': secrets.map((s) => specSignature(s, timestamp, body)).join(' '),
+      'webhook-id': d.event_id, 'webhook-timestamp': String(timestamp),
+      'webhook-signature': secrets.map((s) => standardSignature(s, d.event_id, timestamp, body)).join(' '),
+    }, body, { allowPrivate: this.o.allowPrivate, timeoutMs: this.o.timeoutMs });
+    const attempt = num(d.attempt) + 1;
+    const at = this.clock.now();
+    const stamp = formatDatetime(at);
+    const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const gone = outcome.status === 410;
+    const error = ok ? null : (outcome.error ?? `HTTP ${outcome.status}`).slice(0, 1000);
+    const next = ok || gone ? null : at.getTime() + retryDelayMs(attempt, outcome.retryAfter);
+    const expired = next !== null && next > timeOf(d.event_created) + GIVE_UP_MS;
+    const status = ok ? 'delivered' : gone || expired ? 'failed' : 'retrying';
+    webhookAttempts.inc({ result: status });
+    await this.database.db.updateTable('webhook_deliveries').set({
+      attempt, status, response_status: outcome.status, error, modified: stamp,
+      // Whole seconds, rounded up: never sooner than the schedule or the receiver asked.
+      next_attempt: status === 'retrying' ? formatDatetime(new Date(Math.ceil(next! / 1000) * 1000)) : null,
+    }).where('id', '=', num(d.id)).execute();
+    if (ok) {
+      if (hook.failing_since) await this.database.db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', hook.id).execute();
+      return;
+    }
+    const failingSince = hook.failing_since ?? stamp;
+    if (!hook.failing_since) await this.database.db.updateTable('webhooks').set({ failing_since: stamp }).where('id', '=', hook.id).execute();
+    this.o.log?.warn({ webhook: hook.id, event: d.event_id, attempt, status: outcome.status, error }, 'webhook delivery failed');
+    if (gone) await this.switchOff(hook, 'the receiver answered 410 Gone');
+    else if (at.getTime() - timeOf(failingSince) >= GIVE_UP_MS) await this.switchOff(hook, 'it has failed for 24 hours');
+  }
+
+  /** Sets the webhook inactive through the engine, so that the change is audited (and an event, like any). */
+  private async switchOff(hook: Hook, why: string): Promise<void> {
+    const ctx = operatorContext(this.database, num(hook.company_id), this.clock);
+    const query = parseQuery(webhooks.def, 'POST', [`id=${hook.id}`], undefined, ctx.catalog.lookup, ctx.limits);
+    await updateRecords(ctx, webhooks, query, parseJson('{"active":0}') as JsonObject);
+    this.o.log?.warn({ webhook: hook.id, why }, 'webhook switched off');
+  }
+}
