@@ -3,7 +3,8 @@
 // still goes through the pipeline's checks (401 → 404 → 405, spec §1) unless it
 // is a verb the API serves, whose request could not be read; anything else
 // is answered with the error body (spec §5.2 too_long), as there is no request to echo.
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+// A request line of another HTTP version than 1.0 or 1.1 is malformed too.
+import { type IncomingMessage, type RequestListener, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { parserRefusal } from './early-answer.ts';
 import type { ApiResult } from './pipeline.ts';
@@ -21,7 +22,22 @@ function rawResponse(status: number, headers: Readonly<Record<string, string>>, 
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
 }
 
-/** The parser's own refusals: an overlong request line or header block, or a malformed request. */
+const MALFORMED = JSON.stringify({ response: { error: 'Malformed HTTP request', code: 'malformed_request' } });
+
+/** Requests of HTTP/1.0 and 1.1 only: Node's parser also passes 2.0, and 0.9 (a request line without a version). */
+export function http1Only(handler: RequestListener): RequestListener {
+  return (req, res) => {
+    if (req.httpVersionMajor === 1) {
+      handler(req, res);
+      return;
+    }
+    res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(MALFORMED), connection: 'close' })
+      .end(MALFORMED);
+  };
+}
+
+/** The parser's own refusals: an overlong request line or header block, a request whose headers
+ * did not all arrive within HEADERS_TIMEOUT, or a malformed request. */
 function parserError(code: unknown, raw: string): string {
   const overflow = code === 'HPE_HEADER_OVERFLOW';
   // The parser keeps only the last chunk it read: a first line ending in the HTTP
@@ -31,8 +47,10 @@ function parserError(code: unknown, raw: string): string {
   const lineOnly = overflow && (lineEnd >= 0 ? / HTTP\/\d\.\d$/.test(raw.slice(0, lineEnd)) : /^[A-Za-z]+ \//.test(raw));
   const [status, error, message] = overflow
     ? lineOnly ? [414, 'too_long', 'Request line too long'] : [431, 'too_long', 'Request headers too large']
-    : [400, 'malformed_request', 'Malformed HTTP request'];
-  return rawResponse(status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ response: { error: message, code: error } }));
+    : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'Request not received in time']
+    : [400, null, null];
+  const body = error === null ? MALFORMED : JSON.stringify({ response: { error: message, code: error } });
+  return rawResponse(status, { 'content-type': 'application/json; charset=utf-8' }, body);
 }
 
 /** The request as far as the pipeline's first checks need it: method, raw target, headers and socket. */

@@ -20,6 +20,7 @@ import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import { parseBody, readBody } from './body.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
+import { noteCaller } from './observe.ts';
 import { splitPath } from './path.ts';
 
 /** The one version this API answers to in paths. */
@@ -72,6 +73,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
   let limits: Record<string, string> = {};
   try {
     const { identity, ip } = presented(req, deps.proxy);
+    noteCaller(req, { fingerprint: identity?.fingerprint ?? null, ip });
     // Before any database work, so that a flood costs little. Sessions count against their certificate.
     if (deps.rateLimiter) {
       const { policy } = deps.rateLimiter;
@@ -93,6 +95,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     if (!endpoint.sessionless) {
       principal = await deps.impersonation.resolve(principal, req.headers.authorization, now);
       block.session = principal.session;
+      if (principal.session) noteCaller(req, { userId: principal.session.userId });
     }
     deps.impersonation.authorize(endpoint, verb, principal);
     const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')

@@ -14,13 +14,16 @@ export interface WireRequest {
   readonly target: string;
   /** Header lines in order (repeats allowed); values are latin1. */
   readonly headers: readonly (readonly [string, string])[];
+  /** The request line's version (default HTTP/1.1; `''`: none). */
+  readonly version?: string;
   /** With a body, a Content-Length is sent; without one, none. */
   readonly body?: Buffer;
 }
 
 export function encodeRequest(r: WireRequest): Buffer {
   const host = r.host === 'none' ? [] : r.host === 'twice' ? ['Host: localhost', 'Host: example.com'] : ['Host: localhost'];
-  const lines = [`${r.method} ${r.target} HTTP/1.1`, ...host, 'Connection: close',
+  const version = r.version ?? 'HTTP/1.1';
+  const lines = [`${r.method} ${r.target}${version === '' ? '' : ` ${version}`}`, ...host, 'Connection: close',
     ...r.headers.map(([k, v]) => `${k}: ${v}`)];
   if (r.body !== undefined) lines.push(`Content-Length: ${r.body.length}`);
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), r.body ?? Buffer.alloc(0)]);
