@@ -1,7 +1,7 @@
 // The bare baselines' database access: the statements of bare-sql.ts prepared once
 // (better-sqlite3 `prepare`; pg named statements, prepared once per connection),
 // rows as arrays in select-list order.
-import BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from '../src/db/better-sqlite3.ts';
 import pg from 'pg';
 import { BARE_SQL } from './bare-sql.ts';
 

@@ -1,9 +1,11 @@
-import BetterSqlite3 from 'better-sqlite3';
-import { type Kysely, SqliteDialect, sql } from 'kysely';
+import BetterSqlite3 from './better-sqlite3.ts';
+import { type Dialect, type Kysely, SqliteDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import type { PoolStats } from '../metrics.ts';
 import { Lru } from './lru.ts';
+import { measuredDialect } from './measured-driver.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
 
@@ -65,7 +67,9 @@ function preparing(raw: BetterSqlite3.Database, max = 500) {
 
 export interface SqliteConnections {
   /** The writer, behind Kysely (which queues its users: one transaction at a time). */
-  readonly dialect: SqliteDialect;
+  readonly dialect: Dialect;
+  /** The writer's queue, for the metrics. */
+  stats(): PoolStats;
   /**
    * Reads outside transactions, on a connection of their own: WAL lets them see
    * what is committed while a write transaction is open on the writer.
@@ -89,7 +93,8 @@ export function openSqlite(file: string): SqliteConnections {
     close: () => { reader.close(); raw.close(); },
     prepare: preparing(raw),
   };
-  return { dialect: new SqliteDialect({ database }), read: (text, params) => prepareRead(text).all(params) };
+  const measured = measuredDialect(new SqliteDialect({ database }), 'sqlite', 1);
+  return { dialect: measured.dialect, stats: measured.stats, read: (text, params) => prepareRead(text).all(params) };
 }
 
 /**
