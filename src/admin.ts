@@ -18,7 +18,7 @@ import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
 export class AdminError extends Error {}
 
 /** The operator's audit entry about a company's record (no certificate, no session). */
-async function audit(database: Database, db: Db, clock: Clock, companyId: number, entry: Omit<AuditEntry, 'companyId'>): Promise<void> {
+export async function audit(database: Database, db: Db, clock: Clock, companyId: number, entry: Omit<AuditEntry, 'companyId'>): Promise<void> {
   await insertAudit(operatorContext(database, companyId, clock), db, formatDatetime(clock.now()), [{ ...entry, companyId }]);
 }
 

@@ -1,6 +1,6 @@
 // buildApp: the Fastify application with its listeners created but not started.
 // No side effects beyond that, so tests build as many as they like.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,9 +10,12 @@ import { trustOf } from './auth/forwarded.ts';
 import { type Database, ping } from './db/database.ts';
 import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
 import type { Endpoint } from './engine/endpoint.ts';
-import { clientErrorHandler, connectHandler, type UnroutedAnswer } from './http/client-error.ts';
+import { clientErrorHandler, connectHandler, http1Only, type UnroutedAnswer } from './http/client-error.ts';
+import { type ConnectionCounts, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeouts } from './http/connections.ts';
 import { answerEarly, continueOnRead } from './http/early-answer.ts';
-import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
+import { type ApiResult, handleApi, type Impersonation, PATH_VERSION } from './http/pipeline.ts';
+import { observeRequests } from './http/observe.ts';
+import { watchConnections } from './metrics.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
@@ -38,6 +41,8 @@ export interface AppOptions {
   /** Where uploaded content is kept (the server uses DATA_DIR/files; default: a temporary directory). */
   readonly blobs?: BlobStore;
   readonly uploadMaxBytes?: number;
+  /** Timeouts and caps of connections (default: DEFAULT_CONNECTION_LIMITS). */
+  readonly connections?: Partial<ConnectionLimits>;
   /** OpenSSL cipher list replacing the default profile's (src/tls/profile.ts). */
   readonly tlsCiphers?: string;
   /** Requests per certificate (spec §10); none when absent. The caller closes it. */
@@ -55,6 +60,8 @@ export interface App {
 /** Request ids (logs, 500 references): unique per process by a random prefix, cheap by a counter. */
 const REQUEST_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;
+/** Credentials never reach the log, should any log call carry a header or a body (the request line carries neither). */
+const LOG_REDACT = ['req.headers.authorization', 'headers.authorization', '*.password', '*.new_password', '*.user_token', '*.token', '*.secret'];
 const nextRequestId = () => `${REQUEST_PREFIX}${(++requestCounter).toString(16).padStart(8, '0')}`;
 
 /**
@@ -73,21 +80,23 @@ function answerAll<S extends http.Server>(server: S, handler: http.RequestListen
   return server;
 }
 
-const SERVER_OPTIONS = { requireHostHeader: false } as const;
-
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
+  const connections = { ...DEFAULT_CONNECTION_LIMITS, ...o.connections };
   const fastify = Fastify({
     // Request logs never carry headers; should a serializer add them, credentials stay out.
-    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.authorization', `req.headers["${(o.proxy?.header ?? 'x-ssl-client-cert').toLowerCase()}"]`], stream: o.logStream },
+    logger: { level: o.logLevel ?? 'info', redact: [...LOG_REDACT, `req.headers["${(o.proxy?.header ?? 'x-ssl-client-cert').toLowerCase()}"]`], stream: o.logStream },
+    // One line per request instead of Fastify's two, with who called (http/observe.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: nextRequestId,
     return503OnClosing: true,
     serverFactory: (fastifyHandler) => {
       // Early refusals (413 …) reach a client still sending its body (http/early-answer.ts).
-      const handler = answerEarly(fastifyHandler);
-      if (o.proxy) plain = answerAll(http.createServer(SERVER_OPTIONS, handler), handler, unrouted);
-      return answerAll(https.createServer({ ...SERVER_OPTIONS, ...tlsProfile(o.tlsCiphers), key: o.tls.key, cert: o.tls.cert }, handler),
+      const handler = answerEarly(http1Only(fastifyHandler));
+      const options = { requireHostHeader: false, ...serverTimeouts(connections) };
+      if (o.proxy) plain = answerAll(http.createServer(options, handler), handler, unrouted);
+      return answerAll(https.createServer({ ...options, ...tlsProfile(o.tlsCiphers), key: o.tls.key, cert: o.tls.cert }, handler),
         handler, unrouted);
     },
     frameworkErrors: (_error, req, reply) => void api(req, reply),
@@ -97,6 +106,11 @@ export async function buildApp(o: AppOptions): Promise<App> {
 
   // Fastify handles parser refusals on its own listener only; the proxy listener answers alike.
   (plain as http.Server | null)?.on('clientError', clientErrorHandler(unrouted));
+  const report = (listener: string) => (counts: ConnectionCounts) =>
+    fastify.log.warn({ listener, ...counts }, 'connections closed by the connection limits so far');
+  watchConnections('https', guardConnections(fastify.server, connections, null, report('https')), fastify.server);
+  // Behind a proxy every request comes from its address: the proxies have no cap of their own.
+  if (plain && o.proxy) watchConnections('http', guardConnections(plain, connections, trustOf(o.proxy.trusted), report('http')), plain);
 
   const registry = createRegistry();
   const blobs = o.blobs ?? new BlobStore(join(tmpdir(), `asset-tracker-files-${process.pid}`));
@@ -134,6 +148,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
   // (Also where there was none: Fastify refuses a body method without one, QUERY, with a body of its own.)
+  observeRequests(fastify, new Set(endpoints.keys()), PATH_VERSION);
   fastify.addHook('onRequest', (req, _reply, done) => {
     req.headers['content-type'] = 'application/octet-stream';
     done();
@@ -148,7 +163,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  const openapi = JSON.stringify(openApiDocument(registry, endpoints, o.baseUrl));
+  const openapi = JSON.stringify(openApiDocument(registry, endpoints, o.baseUrl, deps.limits));
   fastify.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
   fastify.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'], url: '/*', exposeHeadRoute: false, handler: api });
   fastify.setNotFoundHandler(api);

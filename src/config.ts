@@ -2,6 +2,7 @@
 // reported at once. The only module that reads process.env.
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/connections.ts';
 
 export interface Config {
   readonly dataDir: string;
@@ -28,6 +29,11 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** OpenSSL cipher list replacing the default TLS profile's. */
   readonly tlsCiphers: string | undefined;
+  readonly connections: ConnectionLimits;
+  /** Plain-HTTP Prometheus listener (GET /metrics); null unless METRICS_PORT is set. */
+  readonly metrics: { readonly host: string; readonly port: number } | null;
+  /** Webhook deliveries: the address rule lifted (tests, on-premises receivers), and each attempt's timeout. */
+  readonly webhooks: { readonly allowPrivate: boolean; readonly timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -58,6 +64,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return Number(m[1]) * UNIT_MS[m[2] ?? 's']!;
   };
 
+  const flagValue = (name: string): boolean => {
+    const v = str(name);
+    if (v === undefined || v === 'false' || v === '0') return false;
+    if (v === 'true' || v === '1') return true;
+    problems.push(`${name} must be true or false (got "${v}")`);
+    return false;
+  };
+
   const port = int('PORT', 8443, 0, 65535);
   const databaseUrl = str('DATABASE_URL');
   if (databaseUrl && !/^(postgres(ql)?:\/\/|sqlite:)/.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// (or sqlite:<file>)');
@@ -83,6 +97,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+  const metricsPort = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== null && metricsPort !== 0 && (metricsPort === port || (trusted.length > 0 && metricsPort === proxyPort))) {
+    problems.push(`METRICS_PORT must differ from PORT and HTTP_PORT (got ${metricsPort})`);
+  }
   const baseUrl = (str('BASE_URL') ?? `https://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(baseUrl)) problems.push('BASE_URL must be an absolute http(s) URL');
 
@@ -106,6 +124,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     tlsCiphers,
+    webhooks: {
+      allowPrivate: flagValue('WEBHOOK_ALLOW_PRIVATE'),
+      timeoutMs: duration('WEBHOOK_TIMEOUT', 10_000),
+    },
+    metrics: metricsPort === null ? null : { host: str('METRICS_HOST') ?? '127.0.0.1', port: metricsPort },
+    connections: {
+      handshakeTimeoutMs: duration('TLS_HANDSHAKE_TIMEOUT', DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs),
+      headersTimeoutMs: duration('HEADERS_TIMEOUT', DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+      maxConnections: int('MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections),
+      maxPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_CONNECTION_LIMITS.maxPerAddress),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -5,7 +5,11 @@ import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './model/dates.ts';
 import { startJobs } from './jobs/schedule.ts';
+import { Dispatcher } from './webhooks/dispatcher.ts';
 import { BlobStore } from './storage/blobs.ts';
+import { LISTEN_BACKLOG } from './http/connections.ts';
+import { type MetricsListener, startMetricsListener } from './http/metrics-listener.ts';
+import { watchPool } from './metrics.ts';
 import { serverTls, type ServerTls } from './tls/server-cert.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { join } from 'node:path';
@@ -17,6 +21,8 @@ export interface Running {
   readonly app: App;
   readonly database: Database;
   readonly tls: ServerTls;
+  /** The Prometheus listener (METRICS_PORT), when configured. */
+  readonly metrics: MetricsListener | null;
   close(): Promise<void>;
 }
 
@@ -44,14 +50,22 @@ export async function startServer(config: Config, database?: Database): Promise<
     limits: { pageSize: config.pageSize }, proxy: config.proxy, logLevel: config.logLevel,
     loginFailuresPerHour: config.loginFailuresPerHour,
     blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,
-    rateLimiter: limiter, tlsCiphers: config.tlsCiphers,
+    rateLimiter: limiter, tlsCiphers: config.tlsCiphers, connections: config.connections,
   });
   log = app.fastify.log;
-  await app.fastify.listen({ port: config.port, host: config.host });
+  // Before the API's port, so that a metrics port in use stops the start before any request is taken.
+  const unwatchPool = watchPool(() => db.pool());
+  const metrics = config.metrics
+    ? await startMetricsListener(config.metrics.host, config.metrics.port, (err) => log?.error({ err }, 'metrics could not be collected'))
+    : null;
+  if (metrics) app.fastify.log.info({ address: metrics.address.address, port: metrics.address.port }, 'metrics listening on plain HTTP (GET /metrics)');
+  await app.fastify.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   const plain = app.http;
-  if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, () => r()));
+  if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, LISTEN_BACKLOG, () => r()));
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
   const jobs = startJobs(db, systemClock, config.reminderIntervalMs, app.fastify.log);
+  const dispatcher = new Dispatcher(db, { ...config.webhooks, log: app.fastify.log });
+  dispatcher.start();
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
     // New connections are refused at once, idle ones closed, requests under way finish (a next one on
@@ -59,12 +73,14 @@ export async function startServer(config: Config, database?: Database): Promise<
     const grace = setTimeout(() => { for (const server of [app.https, plain]) server?.closeAllConnections(); }, config.shutdownGraceMs);
     const stopped = plain ? new Promise<void>((r) => plain.close(() => r())) : null;
     plain?.closeIdleConnections();
-    await Promise.all([app.fastify.close(), stopped, jobs.stop()]);
+    await Promise.all([app.fastify.close(), stopped, jobs.stop(), dispatcher.stop()]);
     clearTimeout(grace);
     await limiter?.close();
+    await metrics?.close();
+    unwatchPool();
     await db.close();
   })());
-  return { app, database: db, tls, close };
+  return { app, database: db, tls, metrics, close };
 }
 
 /** Stops cleanly on SIGINT/SIGTERM. */

@@ -21,6 +21,8 @@ export function writeClientCert(dir: string, cn: string, days: number): WrittenC
 export const certCreate: Command = {
   words: ['cert', 'create'],
   usage: 'cert create --out DIR [--cn NAME] [--days N] [--json]',
+  summary: 'Writes a self-signed client certificate into DIR: cert.pem, key.pem and client.pem (both, for curl and PHP);\n'
+    + 'prints its SPKI fingerprint. --cn sets its name (default "asset-tracker client"), --days its validity (default 825).',
   options: { out: { type: 'string' }, cn: { type: 'string' }, days: { type: 'string' } },
   async run(args) {
     const dir = resolve(requiredString(args, 'out', this.usage));

@@ -6,6 +6,8 @@ import { withDatabase } from './database.ts';
 export const clientAdd: Command = {
   words: ['client', 'add'],
   usage: 'client add --company ID --cert FILE [--name N] [--impersonation] [--json]',
+  summary: 'Registers the public key of the certificate in FILE for the company; prints its id and SPKI fingerprint.\n'
+    + '--impersonation lets it log users in (sessions); --name defaults to the certificate\'s CN.',
   options: { company: { type: 'string' }, cert: { type: 'string' }, name: { type: 'string' }, impersonation: { type: 'boolean' } },
   async run(args) {
     const companyId = positiveInt(requiredString(args, 'company', this.usage), '--company');
@@ -21,6 +23,7 @@ export const clientAdd: Command = {
 export const clientList: Command = {
   words: ['client', 'list'],
   usage: 'client list [--json]',
+  summary: 'Lists the registered certificates: id, company, fingerprint, active or revoked, impersonation, name.',
   async run(args) {
     const clients = await withDatabase(listClients);
     const lines = clients.map((c) => `${c.id}\tcompany ${c.companyId}\t${c.fingerprint}\t${c.revoked ? `revoked ${c.revoked}` : 'active'}`
@@ -32,6 +35,7 @@ export const clientList: Command = {
 export const clientRevoke: Command = {
   words: ['client', 'revoke'],
   usage: 'client revoke ID [--json]',
+  summary: 'Revokes the certificate with that id (see client list): it is refused from then on, and its sessions end.',
   positionals: 1,
   async run(args) {
     const id = positiveInt(args.positionals[0], 'ID');

@@ -6,6 +6,8 @@ export interface Command {
   /** Words after `asset-tracker` that select the command, e.g. ['client', 'add']. */
   readonly words: readonly string[];
   readonly usage: string;
+  /** What `--help` prints below the usage line: what the command does, and its options. */
+  readonly summary?: string;
   readonly options?: ParseArgsConfig['options'];
   /** Number of positional arguments the command takes. */
   readonly positionals?: number;
@@ -16,6 +18,8 @@ export interface Args {
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
   readonly positionals: readonly string[];
   readonly json: boolean;
+  /** `--help` was given: the command prints its help instead of running. */
+  readonly help: boolean;
 }
 
 export class UsageError extends Error {}
@@ -23,13 +27,18 @@ export class UsageError extends Error {}
 export function parseCommandArgs(command: Command, argv: readonly string[]): Args {
   const { values, positionals } = parseArgs({
     args: [...argv], allowPositionals: true, strict: true,
-    options: { ...command.options, json: { type: 'boolean' } },
+    options: { ...command.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
+  if (values.help === true) return { values: {}, positionals: [], json: false, help: true };
   if (positionals.length !== (command.positionals ?? 0)) throw new UsageError(`usage: asset-tracker ${command.usage}`);
   const plain: Record<string, string | boolean | undefined> = {};
   for (const [k, v] of Object.entries(values)) plain[k] = Array.isArray(v) ? String(v[v.length - 1]) : v;
-  return { values: plain, positionals, json: values.json === true };
+  return { values: plain, positionals, json: values.json === true, help: false };
 }
+
+/** A command's `--help`: its usage line, then what it does. */
+export const commandHelp = (command: Command): string =>
+  `usage: asset-tracker ${command.usage}\n${command.summary ? `\n${command.summary.trim()}\n` : ''}`;
 
 export function output(args: Args, human: string, data: unknown): void {
   process.stdout.write(args.json ? `${JSON.stringify(data)}\n` : `${human}\n`);

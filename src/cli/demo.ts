@@ -40,6 +40,7 @@ export function curlExamples({ baseUrl, caFile, demoDir, today, fileToken }: Dem
 export const demo: Command = {
   words: ['demo'],
   usage: 'demo',
+  summary: 'Seeds an empty DATA_DIR with demo companies, a client certificate, assets and a user, then serves and prints curl commands.',
   async run() {
     const config = loadConfig();
     const database = await openMigrated(config);

@@ -5,19 +5,26 @@ import { ConfigError } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { certCreate } from './cert.ts';
 import { clientAdd, clientList, clientRevoke } from './client.ts';
-import { type Command, parseCommandArgs, UsageError } from './command.ts';
-import { companyAdd } from './company.ts';
+import { backup } from './backup.ts';
+import { type Command, commandHelp, parseCommandArgs, UsageError } from './command.ts';
+import { companyAdd, companyList, companySet } from './company.ts';
 import { demo } from './demo.ts';
 import { migrateCommand } from './migrate.ts';
 import { remindersRun } from './reminders.ts';
 import { serve } from './serve.ts';
-import { userAdd } from './user.ts';
+import { userAdd, userList } from './user.ts';
+import { openapi } from './openapi.ts';
+import { version } from './version.ts';
+import { webhooksDispatch, webhooksRedeliver, webhooksRotate } from './webhooks.ts';
 
 const COMMANDS: readonly Command[] = [
-  serve, demo, migrateCommand, companyAdd, certCreate, clientAdd, clientList, clientRevoke, userAdd, remindersRun,
+  serve, demo, migrateCommand, companyAdd, companySet, companyList, certCreate, clientAdd, clientList, clientRevoke, userAdd, userList,
+  remindersRun, backup, openapi,
+  webhooksRotate, webhooksDispatch, webhooksRedeliver,
 ];
 
-const help = () => `usage: asset-tracker <command>\n\n${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}\n`;
+const help = () => `usage: asset-tracker <command>\n\n${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}\n`
+  + '\n  asset-tracker <command> --help   what a command does\n  asset-tracker --version\n';
 
 function find(argv: readonly string[]): { command: Command; rest: readonly string[] } | null {
   for (const command of COMMANDS) {
@@ -27,6 +34,10 @@ function find(argv: readonly string[]): { command: Command; rest: readonly strin
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === '--version' && argv.length === 1) {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
   const found = find(argv);
   if (!found) {
     const asked = argv[0] === undefined || argv[0] === 'help' || argv[0] === '--help';
@@ -34,7 +45,9 @@ async function main(argv: readonly string[]): Promise<number> {
     return asked ? 0 : 2;
   }
   try {
-    await found.command.run(parseCommandArgs(found.command, found.rest));
+    const args = parseCommandArgs(found.command, found.rest);
+    if (args.help) process.stdout.write(commandHelp(found.command));
+    else await found.command.run(args);
     return 0;
   } catch (e) {
     if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))) {

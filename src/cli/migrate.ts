@@ -6,6 +6,7 @@ import { type Command, output } from './command.ts';
 export const migrateCommand: Command = {
   words: ['migrate'],
   usage: 'migrate [--json]',
+  summary: 'Applies the migrations the database lacks and exits (safe from several instances at once).',
   async run(args) {
     const config = loadConfig();
     const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });

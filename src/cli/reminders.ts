@@ -6,6 +6,8 @@ import { withDatabase } from './database.ts';
 export const remindersRun: Command = {
   words: ['reminders', 'run'],
   usage: 'reminders run [--json]',
+  summary: 'One reminder run (spec 8.2), as every running instance does each REMINDER_INTERVAL: creates the reminders\n'
+    + 'that came due in each company\'s window and time zone, and delivers the active ones as messages.',
   async run(args) {
     const errors: string[] = [];
     const run = await withDatabase((d) => runReminders(d, systemClock, (id, e) => errors.push(`company ${id}: ${(e as Error).message}`)));

@@ -5,6 +5,7 @@ import type { Command } from './command.ts';
 export const serve: Command = {
   words: ['serve'],
   usage: 'serve',
+  summary: 'Migrates, then serves the API over mutual TLS on HOST:PORT (and METRICS_PORT, when set), until SIGTERM or SIGINT.',
   async run() {
     const config = loadConfig();
     const running = await startServer(config);

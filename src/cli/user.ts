@@ -1,4 +1,5 @@
 import { addUser, AdminError, setPassword } from '../admin.ts';
+import { listUsers } from '../admin-users.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
 import { LEVELS } from '../resources/users.ts';
 import type { Level } from '../model/types.ts';
@@ -8,6 +9,9 @@ import { type Command, output, positiveInt, requiredString, UsageError } from '.
 export const userAdd: Command = {
   words: ['user', 'add'],
   usage: 'user add --company ID --username U --email E [--level readonly|user|admin] [--password-stdin] [--json]',
+  summary: `Creates a user of the company exactly as PUT /3.0/users would, and prints its id.
+  --level           access level in sessions (default user)
+  --password-stdin  reads the password from the first line of standard input (never an argument, which ps would show)`,
   options: {
     company: { type: 'string' }, username: { type: 'string' }, email: { type: 'string' }, level: { type: 'string' },
     'password-stdin': { type: 'boolean' },
@@ -25,6 +29,20 @@ export const userAdd: Command = {
       return created;
     });
     output(args, String(id), { id, username, company_id: companyId });
+  },
+};
+
+export const userList: Command = {
+  words: ['user', 'list'],
+  usage: 'user list [--company ID] [--json]',
+  summary: 'Lists users (of one company with --company): id, company, username, email, level, and whether they take reminders and have a password.',
+  options: { company: { type: 'string' } },
+  async run(args) {
+    const companyId = args.values.company === undefined ? null : positiveInt(args.values.company, '--company');
+    const users = await withDatabase((d) => listUsers(d, companyId));
+    const lines = users.map((u) => [u.id, `company ${u.companyId}`, u.username, u.email, u.level + (u.canCreateCompanies ? '+companies' : ''),
+      u.reminders ? 'reminders' : 'no reminders', u.hasPassword ? 'password set' : 'no password'].join('\t'));
+    output(args, lines.join('\n') || 'no users', users);
   },
 };
 

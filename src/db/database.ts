@@ -5,6 +5,7 @@ import type { SqlDialect } from './dialect.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
 import { immediateTransaction, openSqlite, sqliteHooks } from './sqlite.ts';
 import { bind, compiledQuery, type Statement, StatementCache, type Values } from './statements.ts';
+import type { PoolStats } from '../metrics.ts';
 import type { Tables } from './tables.ts';
 
 export type Db = Kysely<Tables>;
@@ -22,6 +23,8 @@ export interface Database {
   readonly changes: Changes | null;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /** Open connections and callers waiting for one (the metrics read it). */
+  pool(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,10 @@ export async function execute<R>(db: Db, statement: Statement, values: Values): 
   return { rows: r.rows, changes: Number(r.numAffectedRows ?? 0) };
 }
 
+/** The embedded database's file: `sqlite:<file>`, or DATA_DIR/asset-tracker.sqlite. */
+export const sqliteFile = (o: { url?: string | undefined; dataDir: string }): string =>
+  (o.url?.startsWith('sqlite:') ? o.url.slice('sqlite:'.length) : join(o.dataDir, 'asset-tracker.sqlite'));
+
 export function openDatabase(o: DatabaseOptions): Database {
   const cache = (db: Db) => new StatementCache(db as unknown as Kysely<unknown>, o.statementCacheSize ?? 500, o.verifyStatements);
   if (o.url && /^postgres(ql)?:\/\//.test(o.url)) {
@@ -56,10 +63,11 @@ export function openDatabase(o: DatabaseOptions): Database {
       changes,
       read: (s, values) => postgres.read(s.text, bind(s, values)) as Promise<never[]>,
       transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
+      pool: postgres.stats,
       close: async () => { await changes.close(); await db.destroy(); },
     };
   }
-  const file = o.url?.startsWith('sqlite:') ? o.url.slice('sqlite:'.length) : join(o.dataDir, 'asset-tracker.sqlite');
+  const file = sqliteFile(o);
   const sqlite = openSqlite(file);
   const db = new Kysely<Tables>({ dialect: sqlite.dialect });
   return {
@@ -70,6 +78,7 @@ export function openDatabase(o: DatabaseOptions): Database {
     changes: null,
     read: async (s, values) => sqlite.read(s.text, bind(s, values)) as never[],
     transaction: (fn) => immediateTransaction(db, fn),
+    pool: sqlite.stats,
     close: () => db.destroy(),
   };
 }

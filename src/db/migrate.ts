@@ -35,6 +35,7 @@ import * as companyClosure from './migrations/0004_company_closure.ts';
 import * as clientNotices from './migrations/0005_client_notices.ts';
 import * as rateLimits from './migrations/0006_rate_limits.ts';
 import * as throttleKeys from './migrations/0007_throttle_keys.ts';
+import * as webhooks from './migrations/0008_webhooks.ts';
 
 export interface Migration {
   readonly name: string;
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0005_client_notices', up: clientNotices.up },
   { name: '0006_rate_limits', up: rateLimits.up },
   { name: '0007_throttle_keys', up: throttleKeys.up },
+  { name: '0008_webhooks', up: webhooks.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

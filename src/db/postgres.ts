@@ -1,6 +1,7 @@
 import { type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import { dbPoolWait, type PoolStats } from '../metrics.ts';
 import { Lru } from './lru.ts';
 
 const INT8 = 20;
@@ -105,7 +106,9 @@ function namedStatements(pool: pg.Pool): PostgresPool {
   };
   return {
     async connect(): Promise<PostgresPoolClient> {
+      const started = performance.now();
       const client = await pool.connect();
+      dbPoolWait.observe({ engine: 'postgres' }, (performance.now() - started) / 1000);
       patch(client);
       const release = client.release;
       const own = prepared.get(client)!;
@@ -119,6 +122,8 @@ export interface PostgresConnections {
   readonly dialect: PostgresDialect;
   /** Reads outside transactions straight from the pool (a named statement, no query builder). */
   read(text: string, params: readonly unknown[]): Promise<unknown[]>;
+  /** The pool's connections and waiters, for the metrics. */
+  stats(): PoolStats;
 }
 
 export function openPostgres(connectionString: string, max = 10): PostgresConnections {
@@ -134,6 +139,7 @@ export function openPostgres(connectionString: string, max = 10): PostgresConnec
   const named = namedStatements(pool);
   return {
     dialect: new PostgresDialect({ pool: named }),
+    stats: () => ({ engine: 'postgres', size: pool.totalCount, idle: pool.idleCount, max, waiting: pool.waitingCount }),
     async read(text, params) {
       const client = await named.connect();
       try {

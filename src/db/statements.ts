@@ -5,6 +5,7 @@
 // in a bounded LRU, and runs as a prepared statement on every driver.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Sql } from './dialect.ts';
+import { statementCacheLookups } from '../metrics.ts';
 import { Lru } from './lru.ts';
 
 /** A statement parameter, bound by its key when the statement runs. */
@@ -42,10 +43,12 @@ export class StatementCache {
     const found = this.entries.get(key);
     if (found) {
       this.hits++;
+      statementCacheLookups.inc({ result: 'hit' });
       if (this.verify) sameShape(found, this.compile(key, build()));
       return found;
     }
     this.misses++;
+    statementCacheLookups.inc({ result: 'miss' });
     const made = this.compile(key, build());
     this.entries.set(key, made);
     return made;

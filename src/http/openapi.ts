@@ -1,71 +1,114 @@
 // The OpenAPI 3.1 document of the whole API, generated from the same registry
-// the engine runs on, so it cannot drift from what is served.
-import type { Registry } from '../engine/context.ts';
+// and endpoints the engine runs on, so it cannot drift from what is served.
+import { DEFAULT_LIMITS, type Limits, type Registry } from '../engine/context.ts';
 import type { Endpoint } from '../engine/endpoint.ts';
-import { relationFields } from '../filter/resolve.ts';
-import type { FieldDef, FieldType, ResourceDef, Verb } from '../model/types.ts';
+import { endpointPaths, TAG_DESCRIPTIONS } from './openapi-endpoints.ts';
+import { ErrorResponses, HEADER_COMPONENTS } from './openapi-errors.ts';
+import { type DocContext, operation } from './openapi-operations.ts';
+import { RESULT_ORDER } from './openapi-parameters.ts';
+import { RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
 
-type Schema = Record<string, unknown>;
+const DESCRIPTION = (limits: Limits) => `Every endpoint is \`/3.0/<endpoint>[/<filter>...]\`.
 
-const TYPES: Readonly<Record<FieldType, Schema>> = {
-  int: { type: 'integer' },
-  bool: { type: 'integer', enum: [0, 1] },
-  string: { type: 'string' },
-  date: { type: 'string', format: 'date' },
-  datetime: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' },
-  json: {},
+**Authentication.** Every \`/3.0\` call presents a self-signed TLS client certificate that the operator registered (\`mutualTLS\`). \
+Through a certificate registered with impersonation, \`login\` opens a session: later calls send its token as HTTP basic credentials \
+(the \`session\` scheme: username \`session\`, password the token) and run with that user's company tree and access level.
+
+**Verbs.** GET lists records; POST updates every record the filters match (filters are mandatory); PUT creates one record or an array \
+of them (no filters); DELETE deletes every matched record (filters are mandatory). Each write is one transaction.
+
+**Filters** are path segments \`<field><operator><value>\` (the \`filters\` parameter); **ordering** is the \`X-API-Result-Order\` header; \
+lists come ${limits.pageSize} records per page (\`page=N\`).
+
+**Answers** are an envelope: \`request\` (the request as received), \`pagination\` on lists, then \`response\`. Errors have real HTTP \
+status codes and \`response\` = \`{"error": "<message>", "code": "<code>"}\`. While requests are limited per certificate, every answer \
+carries \`X-RateLimit-*\` and \`RateLimit\` headers, and a refusal 429 with \`Retry-After\`.`;
+
+const strict = (properties: Record<string, Schema>, required = Object.keys(properties)): Schema =>
+  ({ type: 'object', required, properties, additionalProperties: false });
+
+const BASE_SCHEMAS: Readonly<Record<string, Schema>> = {
+  Request: strict({
+    url: { type: 'string', description: 'The request path exactly as received (raw, filters included, no query string).' },
+    endpoint: { type: 'string' },
+    requested_version: { type: 'string' },
+    api_version: { const: 3 },
+    request_method: { type: 'string', description: 'The verb, capitalised: `Get`, `Post`, `Put`, `Delete`.' },
+    timestamp: { type: 'integer', description: 'Unix seconds.' },
+    session: { anyOf: [ref('Session'), { type: 'null' }] },
+  }),
+  Session: strict({
+    hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The session token.' },
+    time: { type: 'integer' },
+    expiry: { type: 'integer', description: 'Unix seconds; 24 hours after the last use.' },
+    company_id: { type: 'integer' },
+    user_id: { type: 'integer' },
+  }),
+  Pagination: strict({ total_pages: { type: 'integer', minimum: 0 }, total_records: { type: 'integer', minimum: 0 } }),
+  Error: {
+    ...strict({
+      request: ref('Request'),
+      response: strict({ error: { type: 'string', description: 'The message.' }, code: { type: 'string' } }),
+    }, ['response']),
+    description: 'A refusal (spec §5.2). `request` is missing only when the HTTP parser refused the request before it was read.',
+  },
 };
 
-function fieldSchema(f: FieldDef): Schema {
-  const base: Schema = { ...TYPES[f.type], ...(f.writable ? {} : { readOnly: true }) };
-  return f.nullable && f.type !== 'json' ? { ...base, type: [base.type, 'null'] } : base;
+/** Health, readiness and this document: outside the versioned API, no certificate needed. */
+function servicePaths(ctx: DocContext): Record<string, Schema> {
+  const status = (value: string) => strict({ status: { const: value } });
+  const get = (id: string, summary: string, schema: Schema): Schema => ({ get: operation(ctx, {
+    id, summary, tag: 'service', caller: 'anyone', errors: { 431: ['too_long'] },
+    raw: { description: summary, content: { 'application/json': { schema } } },
+  }) });
+  const ready = get('getReadiness', 'Readiness: the database answers', status('ok'));
+  (ready.get as { responses: Schema }).responses['503'] = {
+    description: 'The database does not answer', content: { 'application/json': { schema: status('unavailable') } },
+  };
+  return {
+    '/healthz': get('getHealth', 'Liveness: the process answers', status('ok')),
+    '/readyz': ready,
+    '/openapi.json': get('getOpenApiDocument', 'This document', { type: 'object' }),
+  };
 }
 
-const objectOf = (fields: readonly FieldDef[]): Schema =>
-  ({ type: 'object', properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])) });
-
-function recordSchema(def: ResourceDef, registry: Registry): Schema {
-  const own = objectOf(def.fields);
-  const embeds = Object.fromEntries(def.relations.map((r) => {
-    const target = objectOf(relationFields(r, registry.lookup(r.resource)));
-    return [r.name, r.back ? { type: 'array', items: target, readOnly: true } : { ...target, readOnly: true }];
-  }));
-  return { ...own, properties: { ...(own.properties as Schema), ...embeds } };
-}
-
-const ENVELOPE_RESPONSES = {
-  default: { description: 'Envelope with `request` and `response` (an error has `response.error` and `response.code`)' },
-};
-
-const VERB_SUMMARY: Readonly<Record<Verb, string>> = {
-  GET: 'List records matching the filters (30 per page)',
-  POST: 'Update every record matched by the filters',
-  PUT: 'Create one record or an array of records',
-  DELETE: 'Delete every record matched by the filters',
-};
-
-export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<string, Endpoint>, baseUrl: string): Schema {
-  const paths: Schema = {};
+export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<string, Endpoint>, baseUrl: string,
+  limits: Limits = DEFAULT_LIMITS): Schema {
+  const schemas: Record<string, Schema> = { ...BASE_SCHEMAS };
+  const ctx: DocContext = {
+    resources: registry.all, internal: registry.internal, lookup: registry.lookup, limits, schemas,
+    records: new RecordSchemas(registry.lookup, schemas), errors: new ErrorResponses(),
+  };
+  const paths: Record<string, Schema> = {};
+  const tags: Schema[] = [];
   for (const e of endpoints.values()) {
-    const ops = Object.fromEntries(Object.keys(e.handlers).map((verb) => [verb.toLowerCase(), {
-      summary: VERB_SUMMARY[verb as Verb], operationId: `${verb.toLowerCase()}_${e.name}`, responses: ENVELOPE_RESPONSES,
-    }]));
-    paths[`/3.0/${e.name}`] = ops;
-    paths[`/3.0/${e.name}/{filters}`] = {
-      ...ops,
-      parameters: [{ name: 'filters', in: 'path', required: true, schema: { type: 'string' },
-        description: 'One or more `/`-separated segments `<field><operator><value>` (operators = > < ! ~ + -)' }],
-    };
+    const specs = Object.entries(endpointPaths(ctx, e));
+    for (const [path, spec] of specs) {
+      const operations = Object.entries(spec.operations).map(([method, op]) => [method, operation(ctx, op)]);
+      paths[path] = { ...(spec.parameters ? { parameters: spec.parameters } : {}), ...Object.fromEntries(operations) };
+    }
+    if (specs.length > 0) tags.push({ name: e.name, description: TAG_DESCRIPTIONS[e.name] ?? `The \`${e.name}\` endpoint.` });
   }
+  Object.assign(paths, servicePaths(ctx));
+  tags.push({ name: 'service', description: 'Health and this document, outside the versioned API: no certificate needed.' });
   return {
     openapi: '3.1.0',
-    info: { title: 'Asset Tracking Service', version: '3.0' },
-    servers: [{ url: baseUrl }],
-    components: {
-      schemas: Object.fromEntries(registry.all.map((d) => [d.name, recordSchema(d, registry)])),
-      securitySchemes: { clientCertificate: { type: 'mutualTLS' } },
-    },
-    security: [{ clientCertificate: [] }],
+    info: { title: 'Asset Tracking Service', version: '3.0', description: DESCRIPTION(limits), license: { name: 'MIT', identifier: 'MIT' } },
+    servers: [{ url: baseUrl, description: 'This service (its BASE_URL)' }],
+    tags,
+    // A certificate alone (basic mode), or a certificate with a session (impersonation mode).
+    security: [{ mutualTLS: [] }, { mutualTLS: [], session: [] }],
     paths,
+    components: {
+      schemas,
+      responses: ctx.errors.components,
+      parameters: { ResultOrder: RESULT_ORDER },
+      headers: HEADER_COMPONENTS,
+      securitySchemes: {
+        mutualTLS: { type: 'mutualTLS', description: 'A self-signed client certificate whose public key the operator registered.' },
+        session: { type: 'http', scheme: 'basic',
+          description: 'Impersonation mode: the username `session` and, as the password, the token `login` returned; always with the certificate.' },
+      },
+    },
   };
 }

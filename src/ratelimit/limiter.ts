@@ -6,6 +6,7 @@
 // together let through at most about rate × seconds + burst, whatever the client
 // spreads over them.
 import { Lru } from '../db/lru.ts';
+import { rateLimitRefusals } from '../metrics.ts';
 import { type Decision, decide, interval, type Policy } from './gcra.ts';
 
 export interface SharedStore {
@@ -67,6 +68,8 @@ export class RateLimiter {
     if (decision.allowed) {
       bucket.pending += interval(this.policy);
       bucket.tat = tat;
+    } else {
+      rateLimitRefusals.inc();
     }
     bucket.seen = now;
     return decision;

@@ -1,4 +1,5 @@
 // A small HTTPS client over real TLS with a client certificate (or none).
+import { appendFileSync } from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
 import type { Readable } from 'node:stream';
@@ -46,6 +47,20 @@ export async function readUntilClosed(socket: Readable): Promise<TestResponse> {
   return response(Number(line.split(' ')[1]), headers, all.slice(split + 4));
 }
 
+/**
+ * With API_RECORD=<file>, every answer is appended to that file as a JSON line,
+ * so that test/http/openapi.test.ts (API_RECORDED=<file>) can check every answer
+ * of the suite against the OpenAPI document. Large bodies are left out.
+ */
+const RECORD = process.env.API_RECORD;
+const RECORD_MAX = 1024 * 1024;
+
+function record(method: string, path: string, payload: string | Buffer | undefined, res: TestResponse): void {
+  const json = String(res.headers['content-type'] ?? '').startsWith('application/json');
+  const requestBody = payload !== undefined && payload.length <= RECORD_MAX ? payload.toString() : undefined;
+  appendFileSync(RECORD!, `${JSON.stringify({ method, path, status: res.status, headers: res.headers, text: json ? res.text : '', requestBody })}\n`);
+}
+
 export class TestClient {
   private readonly agent: https.Agent;
   private readonly tls: tls.ConnectionOptions;
@@ -65,7 +80,10 @@ export class TestClient {
       : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
     return new Promise((resolve, reject) => {
       const req = https.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: o.headers ?? {} },
-        (res) => readResponse(res).then(resolve, reject));
+        (res) => readResponse(res).then((r) => {
+          if (RECORD) record(method, path, payload, r);
+          resolve(r);
+        }, reject));
       req.on('error', reject);
       if (payload !== undefined) req.end(payload);
       else req.end();

@@ -1,7 +1,7 @@
 // The schema of a store as plain lines, read from the engine's own catalogue, so that
 // two stores can be compared: every table and column, index, constraint, trigger and
 // function, with its definition, and the migrations recorded as applied.
-import BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from '../../src/db/better-sqlite3.ts';
 import { join } from 'node:path';
 import pg from 'pg';
 

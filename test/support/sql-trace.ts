@@ -6,7 +6,7 @@
 //   sql <n> <text>     about to run statement n (better-sqlite3: run/all/get; pg: Client#query)
 //   ok <n>             statement n completed (SQLite: returned; PostgreSQL: its result arrived)
 //   err <n>            statement n failed
-import BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from '../../src/db/better-sqlite3.ts';
 import { writeSync } from 'node:fs';
 import pg from 'pg';
 

@@ -22,7 +22,8 @@ const CLI_TIMEOUT_MS = 60_000;
 const SERVER_TIMEOUT_MS = 60_000;
 /** Settings a developer's shell may carry that would leak into the processes under test. */
 const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
-  'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME', 'RATE_LIMIT', 'RATE_LIMIT_BURST', 'SHUTDOWN_GRACE_MS'];
+  'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME', 'RATE_LIMIT', 'RATE_LIMIT_BURST', 'SHUTDOWN_GRACE_MS',
+  'METRICS_PORT', 'METRICS_HOST'];
 
 // Processes: every one is tracked, so that none outlives the suite even when an assertion fails.
 

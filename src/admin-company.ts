@@ -1,0 +1,176 @@
+// The operator's company settings (spec §8.1, §8.2, §12): name, parent, the
+// approving certificate and the reminder settings kept in the company's `data`.
+// One transaction, one audit entry like an API update's, and the API's own rules:
+// an approver is a live certificate whose scope holds the company, a move closes
+// no cycle and takes no company out of its approver's scope. The operator stands
+// above every tree, so the top company of a tree can be changed too.
+import { sql } from 'kysely';
+import type { Database, Db } from './db/database.ts';
+import { fieldsJson, insertAudit, recordEntry } from './engine/audit.ts';
+import { AdminError } from './admin.ts';
+import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
+import { JsonNumber, JsonObject, parseJson, stringifyJson } from './model/json.ts';
+import type { Row } from './model/types.ts';
+import { ancestorsOf, companies, managerOf } from './resources/companies.ts';
+import { operatorContext } from './resources/registry.ts';
+
+export const APPROVER_KEY = 'api_assetqueue_manager_id';
+/** Reminder windows past ten years are clamped by the reminder run anyway. */
+export const MAX_REMINDER_DAYS = 3650;
+const NAME_MAX = 1000;
+
+export interface CompanyChanges {
+  readonly name?: string;
+  readonly parentId?: number;
+  /** A certificate id, or null to remove the approver. */
+  readonly approver?: number | null;
+  readonly reminderDays?: number;
+  readonly timeZone?: string;
+}
+
+/** What the CLI shows of a company: its place in the tree and its settings. */
+export interface CompanySettings {
+  readonly id: number;
+  readonly name: string;
+  readonly parent_id: number | null;
+  readonly approver: number | null;
+  readonly reminder_days: number | null;
+  readonly timezone: string | null;
+}
+
+/** The IANA name of a time zone in its canonical spelling, or null (offsets such as +01:00 are not names). */
+export function canonicalTimeZone(zone: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+export function settingsOf(row: { id: number; name: string; parent_id: number | null; data: string | null }): CompanySettings {
+  const data = dataObject(row.data);
+  const days = data?.entries.get('reminder_days');
+  const zone = data?.entries.get('timezone');
+  return {
+    id: Number(row.id), name: row.name, parent_id: row.parent_id === null ? null : Number(row.parent_id),
+    approver: managerOf(row.data),
+    reminder_days: days instanceof JsonNumber && Number.isInteger(days.value) ? days.value : null,
+    timezone: typeof zone === 'string' ? zone : null,
+  };
+}
+
+function dataObject(text: string | null): JsonObject | null {
+  if (text === null) return null;
+  const v = parseJson(text);
+  return v instanceof JsonObject ? v : null;
+}
+
+/** Refuses unless certificate `clientId` is live and registered to the company or one of its ancestors (`ancestry`). */
+async function checkApprover(db: Db, companyId: number, clientId: number, ancestry: readonly number[]): Promise<void> {
+  const client = await db.selectFrom('clients').select(['company_id', 'revoked']).where('id', '=', clientId).executeTakeFirst();
+  if (!client) throw new AdminError(`certificate ${clientId} does not exist (see client list)`);
+  if (client.revoked) throw new AdminError(`certificate ${clientId} was revoked on ${client.revoked} and cannot approve`);
+  if (!ancestry.includes(Number(client.company_id))) {
+    throw new AdminError(`certificate ${clientId} belongs to company ${client.company_id}, whose scope does not hold company ${companyId}:`
+      + ' an approver must be registered to the company or one of its ancestors');
+  }
+}
+
+/** After a move: every company of the moved subtree with an approver must still be in that approver's scope. */
+async function checkSubtreeApprovers(db: Db, companyId: number): Promise<void> {
+  const { rows } = await sql<{ id: number; data: string | null }>`SELECT c.id, c.data FROM companies c
+    JOIN company_closure cc ON cc.descendant_id = c.id WHERE cc.ancestor_id = ${companyId} ORDER BY c.id`.execute(db);
+  for (const r of rows) {
+    const approver = managerOf(r.data);
+    if (approver === null) continue;
+    const client = await db.selectFrom('clients').select('company_id').where('id', '=', approver).executeTakeFirst();
+    if (client && !(await ancestorsOf(db, Number(r.id))).includes(Number(client.company_id))) {
+      throw new AdminError(`the move would take company ${r.id} out of the scope of its approving certificate ${approver}`);
+    }
+  }
+}
+
+/** Applies the changes in one transaction with one audit entry; returns the company's settings after it and what changed. */
+export async function setCompany(database: Database, id: number, changes: CompanyChanges, clock: Clock = systemClock):
+  Promise<{ company: CompanySettings; changed: string[] }> {
+  if (changes.name !== undefined && (!changes.name.trim() || [...changes.name].length > NAME_MAX)) {
+    throw new AdminError(`a company name needs 1 to ${NAME_MAX} characters`);
+  }
+  if (changes.reminderDays !== undefined && !(Number.isInteger(changes.reminderDays) && changes.reminderDays >= 0
+    && changes.reminderDays <= MAX_REMINDER_DAYS)) throw new AdminError(`reminder days must be a whole number from 0 to ${MAX_REMINDER_DAYS}`);
+  const zone = changes.timeZone === undefined ? undefined : canonicalTimeZone(changes.timeZone);
+  if (zone === null) throw new AdminError(`"${changes.timeZone}" is not an IANA time zone name such as Europe/Berlin`);
+  const now = formatDatetime(clock.now());
+
+  return database.transaction(async (db) => {
+    const stored = await db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!stored) throw new AdminError(`company ${id} does not exist`);
+    const old: Row = { ...stored, id, parent_id: stored.parent_id === null ? null : Number(stored.parent_id) };
+    const next: Row = { ...old };
+    if (changes.name !== undefined) next.name = changes.name;
+
+    const moves = changes.parentId !== undefined && changes.parentId !== next.parent_id;
+    if (moves) {
+      const parent = changes.parentId!;
+      // Moves take turns (PostgreSQL), as the API's do: two concurrent moves could otherwise close a cycle.
+      await database.hooks.lockFor('companies.tree').execute(db);
+      if (!(await db.selectFrom('companies').select('id').where('id', '=', parent).executeTakeFirst())) {
+        throw new AdminError(`company ${parent} does not exist`);
+      }
+      if ((await ancestorsOf(db, parent)).includes(id)) {
+        throw new AdminError(`company ${parent} is company ${id} or below it: the move would make a cycle`);
+      }
+      next.parent_id = parent;
+    }
+
+    if (changes.approver !== undefined || changes.reminderDays !== undefined || zone !== undefined) {
+      const data = stored.data === null ? new JsonObject() : dataObject(stored.data);
+      if (!data) throw new AdminError(`company ${id} keeps a data value that is not a JSON object; change it through the API`);
+      if (changes.approver === null) data.entries.delete(APPROVER_KEY);
+      else if (changes.approver !== undefined) {
+        const ancestry = [id, ...(next.parent_id === null ? [] : await ancestorsOf(db, Number(next.parent_id)))];
+        await checkApprover(db, id, changes.approver, ancestry);
+        data.entries.set(APPROVER_KEY, new JsonNumber(String(changes.approver)));
+      }
+      if (changes.reminderDays !== undefined) data.entries.set('reminder_days', new JsonNumber(String(changes.reminderDays)));
+      if (zone !== undefined) data.entries.set('timezone', zone);
+      next.data = data.entries.size === 0 ? null : stringifyJson(data);
+    }
+
+    const changed = companies.def.fields.filter((f) => ['name', 'parent_id', 'data'].includes(f.name) && next[f.name] !== old[f.name]);
+    if (changed.length > 0) {
+      next.modified = now;
+      await db.updateTable('companies').set({ name: String(next.name), parent_id: next.parent_id as number | null,
+        data: next.data as string | null, modified: now }).where('id', '=', id).execute();
+      if (moves) await checkSubtreeApprovers(db, id);
+      const entry = recordEntry(companies.def, 'update', next, fieldsJson(changed, old), fieldsJson(changed, next));
+      await insertAudit(operatorContext(database, id, clock), db, now, [entry]);
+    }
+    const company = settingsOf({ id, name: String(next.name), parent_id: next.parent_id as number | null, data: next.data as string | null });
+    return { company, changed: changed.map((f) => f.name) };
+  });
+}
+
+/** Every company with its settings, in tree order (each root, then its subtree), with its depth. */
+export async function companyTree(database: Database): Promise<(CompanySettings & { depth: number })[]> {
+  const rows = await database.db.selectFrom('companies').select(['id', 'name', 'parent_id', 'data']).orderBy('id').execute();
+  const children = new Map<number | null, typeof rows>();
+  const ids = new Set(rows.map((r) => Number(r.id)));
+  for (const r of rows) {
+    // A parent outside the table cannot happen (foreign key); shown as a root should it ever.
+    const parent = r.parent_id !== null && ids.has(Number(r.parent_id)) ? Number(r.parent_id) : null;
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(r);
+    else children.set(parent, [r]);
+  }
+  const out: (CompanySettings & { depth: number })[] = [];
+  const walk = (parent: number | null, depth: number) => {
+    for (const r of children.get(parent) ?? []) {
+      out.push({ ...settingsOf(r), depth });
+      walk(Number(r.id), depth + 1);
+    }
+  };
+  walk(null, 0);
+  return out;
+}

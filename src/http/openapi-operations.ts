@@ -1,0 +1,196 @@
+// Operations of the OpenAPI document: the envelope around each answer, the
+// errors each can give, and the generic operations of resource endpoints
+// (list, update, create, delete), taken from the endpoint and its definition.
+import type { InternalReference, Limits } from '../engine/context.ts';
+import type { Endpoint } from '../engine/endpoint.ts';
+import type { ErrorCode } from '../errors.ts';
+import type { Lookup, Need, ResourceDef, Verb } from '../model/types.ts';
+import { type ErrorResponses, rateLimitHeaders } from './openapi-errors.ts';
+import { bodySchema, pascal, type RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
+
+export interface DocContext {
+  readonly resources: readonly ResourceDef[];
+  /** References to resources from tables that are no resource (certificates, sessions). */
+  readonly internal: readonly InternalReference[];
+  readonly lookup: Lookup;
+  readonly limits: Limits;
+  /** The document's schema components, filled as operations use them. */
+  readonly schemas: Record<string, Schema>;
+  readonly records: RecordSchemas;
+  readonly errors: ErrorResponses;
+}
+
+/** Who may call: a certificate alone, a certificate with a session, either (the default), or anyone. */
+export type Caller = 'certificate' | 'session' | 'either' | 'anyone';
+
+export interface OperationSpec {
+  readonly id: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: string;
+  /** Least session level (spec §3), shown in the description. */
+  readonly need?: Need;
+  readonly caller?: Caller;
+  readonly parameters?: readonly Schema[];
+  readonly body?: Schema;
+  readonly status?: 200 | 201;
+  /** The schema of the envelope's `response` member. */
+  readonly response?: Schema;
+  /** A whole success response instead of the envelope (downloads, the service's own paths). */
+  readonly raw?: Schema;
+  readonly paginated?: boolean;
+  readonly errors: Readonly<Record<number, readonly ErrorCode[]>>;
+}
+
+const SECURITY: Readonly<Record<Exclude<Caller, 'either'>, Schema[]>> = {
+  certificate: [{ mutualTLS: [] }],
+  session: [{ mutualTLS: [], session: [] }],
+  anyone: [],
+};
+
+/** Spec §5.1: `request`, `pagination` on lists, then `response`. */
+export const envelope = (response: Schema, paginated: boolean): Schema => ({
+  type: 'object',
+  required: ['request', ...(paginated ? ['pagination'] : []), 'response'],
+  properties: { request: ref('Request'), ...(paginated ? { pagination: ref('Pagination') } : {}), response },
+  additionalProperties: false,
+});
+
+const NEED_TEXT: Readonly<Record<Need, string>> = {
+  readonly: 'any session', user: 'a `user` or `admin` session', admin: 'an `admin` session',
+  creator: 'an `admin` session with `can_create_companies`',
+};
+
+export function operation(ctx: DocContext, spec: OperationSpec): Schema {
+  const access = spec.need ? `Basic mode (certificate alone) may always call this; in a session it needs ${NEED_TEXT[spec.need]}.` : '';
+  const description = [spec.description, access].filter((d) => d).join('\n\n');
+  return {
+    operationId: spec.id,
+    summary: spec.summary,
+    ...(description ? { description } : {}),
+    tags: [spec.tag],
+    ...(spec.need ? { 'x-session-level': spec.need } : {}),
+    ...(spec.caller && spec.caller !== 'either' ? { security: SECURITY[spec.caller] } : {}),
+    ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    ...(spec.body ? { requestBody: spec.body } : {}),
+    responses: {
+      [String(spec.status ?? 200)]: spec.raw ?? {
+        description: spec.summary,
+        headers: rateLimitHeaders(),
+        content: { 'application/json': { schema: envelope(spec.response ?? {}, spec.paginated ?? false) } },
+      },
+      ...ctx.errors.responses(spec.errors),
+    },
+  };
+}
+
+export const jsonBody = (schema: Schema, description: string): Schema => ({
+  required: true,
+  description: `${description} Parsed as JSON whatever the Content-Type says (spec §4.4).`,
+  content: { 'application/json': { schema } },
+});
+
+interface ErrorOptions {
+  readonly bad?: readonly ErrorCode[];
+  readonly unauthorized?: readonly ErrorCode[];
+  readonly need?: Need;
+  readonly conflict?: boolean;
+  /** The request has a JSON body, which may be too large. */
+  readonly body?: boolean;
+  /** The path has segments after the endpoint, which may make the request line too long. */
+  readonly long?: boolean;
+  readonly more?: Readonly<Record<number, readonly ErrorCode[]>>;
+}
+
+/** The errors of an operation: its own, and those every /3.0 request can meet. */
+export function errorsOf(o: ErrorOptions): Record<number, readonly ErrorCode[]> {
+  const out: Record<number, readonly ErrorCode[]> = {};
+  if (o.bad?.length) out[400] = o.bad;
+  out[401] = o.unauthorized ?? ['no_access', 'bad_session'];
+  if (o.need && o.need !== 'readonly') out[403] = ['forbidden'];
+  if (o.conflict) out[409] = ['data_error'];
+  if (o.body) out[413] = ['too_large'];
+  if (o.long) out[414] = ['too_long'];
+  Object.assign(out, o.more);
+  out[429] = ['rate_limited'];
+  out[431] = ['too_long'];
+  out[500] = ['internal'];
+  return out;
+}
+
+const COUNTS = (a: string, b: string): Schema => ({
+  type: 'object', required: [a, b], additionalProperties: false,
+  properties: { [a]: { type: 'integer', minimum: 0 }, [b]: { type: 'integer', minimum: 0 } },
+});
+export const UPDATED = COUNTS('records_updated', 'records_found');
+export const DELETED = COUNTS('records_deleted', 'records_found');
+export const CREATED: Schema = {
+  type: 'object', required: ['records_inserted', 'ids'], additionalProperties: false,
+  properties: { records_inserted: { type: 'integer', minimum: 1 }, ids: { type: 'array', items: { type: 'integer' } } },
+};
+
+/** Whether a delete can be refused because records elsewhere still refer to the record (spec §6). */
+function referenced(ctx: DocContext, def: ResourceDef): boolean {
+  return ctx.resources.some((d) => d.fields.some((f) => f.references?.resource === def.name && f.references.onDelete === 'restrict'))
+    || ctx.internal.some((r) => r.resource === def.name && r.onDelete === 'restrict');
+}
+
+export type Operations = Partial<Record<'get' | 'post' | 'put' | 'delete', OperationSpec>>;
+
+/** The generic operations of a resource endpoint, by path: lists on both, create without filters, update and delete with them. */
+export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDef): { plain: Operations; filtered: Operations } {
+  const name = pascal(def.name);
+  const records = { type: 'array', items: ref(ctx.records.record(def)) };
+  const has = (v: Verb) => e.handlers[v] !== undefined;
+  // A write can clash with a unique value (spec §5.2 data_error).
+  const unique = (def.unique?.length ?? 0) > 0;
+  const need = (v: Verb) => e.access[v] ?? 'admin';
+  const list = (filtered: boolean): OperationSpec => ({
+    id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, response: records,
+    summary: filtered ? `List the ${def.name} records matching the filters` : `List ${def.name} records`,
+    description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
+    parameters: [{ $ref: '#/components/parameters/ResultOrder' }],
+    errors: errorsOf({ bad: filtered ? ['invalid_filter', 'malformed_order'] : ['malformed_order'], need: need('GET'), long: filtered }),
+  });
+  const plain: Operations = {};
+  const filtered: Operations = {};
+  if (has('GET')) {
+    plain.get = list(false);
+    filtered.get = list(true);
+  }
+  if (has('PUT')) {
+    plain.put = {
+      id: `create${name}`, tag: def.name, need: need('PUT'), status: 201, response: CREATED,
+      summary: `Create ${def.name} records`,
+      description: `One object, or an array of up to ${ctx.limits.maxBatch} objects; all are created or none (spec §6). `
+        + 'Filters are refused (400 `invalid_filter`).',
+      body: jsonBody({ oneOf: [ref(`${name}Create`), { type: 'array', minItems: 1, maxItems: ctx.limits.maxBatch, items: ref(`${name}Create`) }] },
+        'The fields of the new record(s).'),
+      errors: errorsOf({ bad: ['invalid_filter', 'invalid_field', 'invalid_value', 'malformed_json', 'too_many'], need: need('PUT'),
+        conflict: unique, body: true }),
+    };
+    ctx.schemas[`${name}Create`] = bodySchema(def, 'create', ctx.limits);
+  }
+  if (has('POST')) {
+    filtered.post = {
+      id: `update${name}`, tag: def.name, need: need('POST'), response: UPDATED,
+      summary: `Update every ${def.name} record matching the filters`,
+      description: 'Sets the given fields on every matched record, in one transaction. `records_updated` counts the records whose values '
+        + 'changed. Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.',
+      body: jsonBody(ref(`${name}Update`), 'The fields to set.'),
+      errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'], need: need('POST'),
+        conflict: unique, body: true, long: true }),
+    };
+    ctx.schemas[`${name}Update`] = bodySchema(def, 'update', ctx.limits);
+  }
+  if (has('DELETE')) {
+    filtered.delete = {
+      id: `delete${name}`, tag: def.name, need: need('DELETE'), response: DELETED,
+      summary: `Delete every ${def.name} record matching the filters`,
+      description: `All matched records go, or none${referenced(ctx, def) ? ': a record still referenced elsewhere refuses the whole delete with 409' : ''}. `
+        + 'Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.',
+      errors: errorsOf({ bad: ['invalid_filter', 'filter_required'], need: need('DELETE'), conflict: referenced(ctx, def), long: true }),
+    };
+  }
+  return { plain, filtered };
+}

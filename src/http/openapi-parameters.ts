@@ -1,0 +1,36 @@
+// The parameters of the OpenAPI document: the filter segments of a path (spec
+// §4.1), with the names each endpoint's filters may use, and the ordering header (§4.2).
+import type { Limits } from '../engine/context.ts';
+import type { Lookup, ResourceDef } from '../model/types.ts';
+import { filterableFields, type Schema } from './openapi-schemas.ts';
+
+/** The `{filters}` path parameter (spec §4.1), with the names the endpoint's filters may use. */
+export function filtersParameter(ctx: { readonly limits: Limits; readonly lookup: Lookup }, def: ResourceDef, uses: string): Schema {
+  const { maxFilters, pageSize } = ctx.limits;
+  return {
+    name: 'filters', in: 'path', required: true,
+    description: [
+      `One or more filter segments separated by \`/\`: this parameter spans several path segments, so the \`/\` between them is sent as it is. ${uses}`,
+      'Each segment is `<field><operator><value>`, and every segment must hold (AND). Operators: `=` equal, `!` not equal (also matches NULL '
+        + 'and missing JSON keys), `>` greater, `<` less, `+` greater or equal, `-` less or equal, `~` contains (case-insensitive; `%`, `_` and `\\` are literal). '
+        + 'Two-character aliases: `!=`, `+=` and `>=`, `-=` and `<=` (the `=` must be sent raw).',
+      'The field is a name of `x-filterable-fields` (an own field, the same as `<endpoint>.field`, or `relation.field` of an embedded record), '
+        + 'or a path inside a `json` field (`data.k1.k2`, `company.data.region`). The value is percent-decoded; a raw `+` is a space and `%2B` a plus. '
+        + '`<NULL>` (or `%3CNULL%3E`) is SQL NULL, with `=` (is null) and `!` (is not null) only. Integer fields take integers, date fields '
+        + '`YYYY-MM-DD`, datetime fields a date (compared with the date part) or `YYYY-MM-DD+HH:MM:SS`; `~` takes any text.',
+      `\`page=N\` (GET only, once, N ≥ 1) selects a page of ${pageSize} records and is not a filter. At most ${maxFilters} filter segments. `
+        + 'A segment that does not parse, names an unknown field or has a value of the wrong type is refused with 400 `invalid_filter`.',
+    ].join('\n\n'),
+    schema: { type: 'string', minLength: 1 },
+    example: 'id>10/page=2',
+    'x-filterable-fields': filterableFields(def, ctx.lookup),
+  };
+}
+
+export const RESULT_ORDER: Schema = {
+  name: 'X-API-Result-Order', in: 'header', required: false,
+  description: 'Comma-separated fields to order by, each ascending unless suffixed `^` (descending): own fields, `relation.field` '
+    + 'and JSON paths (`data.costcode`). `id` ascending is always the final tie-breaker. Anything else is refused with 400 `malformed_order`.',
+  schema: { type: 'string' },
+  example: 'next_check^,asset_no',
+};
