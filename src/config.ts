@@ -20,6 +20,8 @@ export interface Config {
   readonly logLevel: string;
   readonly dbPoolSize: number;
   readonly reminderIntervalMs: number;
+  /** Days the change feed keeps (spec §14.3); older changes are pruned by the background jobs. */
+  readonly changesRetentionDays: number;
   readonly loginFailuresPerHour: number;
   /** Requests per second per certificate and the burst; null when RATE_LIMIT=0. */
   readonly rateLimit: { readonly rate: number; readonly burst: number } | null;
@@ -119,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     dbPoolSize: int('DB_POOL_SIZE', 10, 1, 1000),
     reminderIntervalMs: duration('REMINDER_INTERVAL', 3_600_000),
+    changesRetentionDays: int('CHANGES_RETENTION_DAYS', 30, 1, 36_500),
     loginFailuresPerHour: int('LOGIN_FAILURES_PER_HOUR', 100),
     rateLimit: rate === 0 ? null : { rate, burst },
     redisUrl,

@@ -5,7 +5,7 @@ export type ErrorCode =
   | 'invalid_filter' | 'filter_required' | 'invalid_field' | 'invalid_value' | 'malformed_json'
   | 'malformed_order' | 'no_access' | 'bad_session' | 'bad_login' | 'forbidden' | 'no_endpoint'
   | 'no_version' | 'not_found' | 'method_not_allowed' | 'data_error' | 'no_session' | 'too_many'
-  | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage';
+  | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage' | 'cursor_expired';
 
 export class ApiError extends Error {
   constructor(
@@ -46,4 +46,6 @@ export const tooLarge = (max: number) => new ApiError(413, 'too_large', `Request
 export const tooLong = () => new ApiError(414, 'too_long', 'Request line too long');
 export const rateLimited = (message: string, retryAfter: number, headers: Record<string, string> = {}) =>
   new ApiError(429, 'rate_limited', message, { 'retry-after': String(retryAfter), ...headers });
+export const cursorExpired = (value: string) =>
+  new ApiError(410, 'cursor_expired', `Cursor ${value} is older than the retained changes; resynchronise`);
 export const internal = (reference: string) => new ApiError(500, 'internal', `Internal error, reference ${reference}`);

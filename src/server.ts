@@ -63,7 +63,7 @@ export async function startServer(config: Config, database?: Database): Promise<
   const plain = app.http;
   if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, LISTEN_BACKLOG, () => r()));
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
-  const jobs = startJobs(db, systemClock, config.reminderIntervalMs, app.fastify.log);
+  const jobs = startJobs(db, systemClock, config, app.fastify.log);
   const dispatcher = new Dispatcher(db, { ...config.webhooks, log: app.fastify.log });
   dispatcher.start();
   let closing: Promise<void> | null = null;

@@ -28,10 +28,13 @@ export function exceeds(permissions: string | null, p: Principal): boolean {
 
 export const needText = (need: Need) => (need === 'creator' ? 'admin with can_create_companies' : need);
 
+/** A caller of `level` meets `need` (creating companies also needs the flag, which only a principal shows). */
+export const meets = (level: 'basic' | Level, need: Need): boolean =>
+  level === 'basic' || (need !== 'creator' && RANK[level] >= RANK[need]);
+
 export function allows(p: Principal, need: Need): boolean {
-  if (p.level === 'basic') return true;
-  if (need === 'creator') return p.level === 'admin' && p.canCreateCompanies;
-  return RANK[p.level] >= RANK[need];
+  if (need === 'creator' && p.level !== 'basic') return p.level === 'admin' && p.canCreateCompanies;
+  return meets(p.level, need);
 }
 
 /** Throws 403 when the caller's level may not use the verb on the endpoint. */

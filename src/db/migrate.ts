@@ -36,6 +36,7 @@ import * as clientNotices from './migrations/0005_client_notices.ts';
 import * as rateLimits from './migrations/0006_rate_limits.ts';
 import * as throttleKeys from './migrations/0007_throttle_keys.ts';
 import * as webhooks from './migrations/0008_webhooks.ts';
+import * as changes from './migrations/0009_changes.ts';
 
 export interface Migration {
   readonly name: string;
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0006_rate_limits', up: rateLimits.up },
   { name: '0007_throttle_keys', up: throttleKeys.up },
   { name: '0008_webhooks', up: webhooks.up },
+  { name: '0009_changes', up: changes.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -3,11 +3,11 @@
 import type { Readable } from 'node:stream';
 import type { JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
-import type { Need, Verb } from '../model/types.ts';
+import type { Need, ResourceDef, Verb } from '../model/types.ts';
 import { bodyObjects } from './body.ts';
 import type { Ctx } from './context.ts';
 import { listRecords } from './list.ts';
-import { parseQuery } from './query.ts';
+import { parseQuery, type Query } from './query.ts';
 import type { Resource } from './resource.ts';
 import { deleteRecords } from './remove.ts';
 import { updateRecords } from './update.ts';
@@ -58,15 +58,18 @@ export const counts = (a: string, an: number, b: string, bn: number) => `{${JSON
 export const created = (ids: readonly number[]): Reply =>
   ({ status: 201, response: `{"records_inserted":${ids.length},"ids":[${ids.join(',')}]}` });
 
+/** The GET reply: a page of records, with the pagination of the whole match. */
+export async function listReply(ctx: Ctx, def: ResourceDef, q: Query): Promise<Reply> {
+  const page = await listRecords(ctx, def, q);
+  const pages = Math.ceil(page.total / ctx.limits.pageSize);
+  return { response: `[${page.records.join(',')}]`, pagination: { total_pages: pages, total_records: page.total } };
+}
+
 export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, Handler>> = {}): Endpoint {
   const { def } = res;
   const query = (c: Call) => parseQuery(def, c.verb, c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
   const generic: Record<Verb, Handler> = {
-    async GET(c) {
-      const page = await listRecords(c.ctx, def, query(c));
-      const pages = Math.ceil(page.total / c.ctx.limits.pageSize);
-      return { response: `[${page.records.join(',')}]`, pagination: { total_pages: pages, total_records: page.total } };
-    },
+    GET: (c) => listReply(c.ctx, def, query(c)),
     async POST(c) {
       const q = query(c);
       const [body] = bodyObjects(c.json(), 'POST');

@@ -29,6 +29,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'Rate limit exceeded, retry in N seconds (or, for login, the delay after a failed authentication)',
   internal: 'Internal error, reference XXXX (a request id found in the log)',
   storage: 'Storage exception: XXXX (file storage failed; retry later)',
+  cursor_expired: 'Cursor XXXX is older than the retained changes; resynchronise',
 };
 
 const integerHeader = (description: string): Schema => ({ description, schema: { type: 'integer', minimum: 0 } });

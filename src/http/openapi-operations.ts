@@ -150,7 +150,9 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
     summary: filtered ? `List the ${def.name} records matching the filters` : `List ${def.name} records`,
     description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
     parameters: [{ $ref: '#/components/parameters/ResultOrder' }],
-    errors: errorsOf({ bad: filtered ? ['invalid_filter', 'malformed_order'] : ['malformed_order'], need: need('GET'), long: filtered }),
+    errors: errorsOf({ bad: filtered ? ['invalid_filter', 'malformed_order'] : ['malformed_order'], need: need('GET'), long: filtered,
+      // The change feed refuses a cursor below its retention (spec §14.3).
+      ...(filtered && def.name === 'changes' ? { more: { 410: ['cursor_expired'] } } : {}) }),
   });
   const plain: Operations = {};
   const filtered: Operations = {};

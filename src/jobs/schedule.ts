@@ -1,9 +1,11 @@
-// Background work of a running instance: the reminder run and the sweep of
-// expired sessions. Several instances may run them at once (both are safe so).
+// Background work of a running instance: the reminder run, the sweep of expired
+// sessions and the change feed's retention. Several instances may run them at
+// once (all are safe so).
 import type { FastifyBaseLogger } from 'fastify';
 import { sweepExpiredSessions } from '../auth/sessions.ts';
 import { sweepLoginThrottle } from '../auth/throttle.ts';
 import type { Database } from '../db/database.ts';
+import { pruneChanges } from '../feed/prune.ts';
 import type { Clock } from '../model/dates.ts';
 import { runReminders } from './reminders.ts';
 
@@ -12,7 +14,12 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-export function startJobs(database: Database, clock: Clock, reminderIntervalMs: number, log: FastifyBaseLogger): Jobs {
+export interface JobSettings {
+  readonly reminderIntervalMs: number;
+  readonly changesRetentionDays: number;
+}
+
+export function startJobs(database: Database, clock: Clock, settings: JobSettings, log: FastifyBaseLogger): Jobs {
   let running: Promise<void> | null = null;
   let stopped = false;
   const tick = async () => {
@@ -28,13 +35,14 @@ export function startJobs(database: Database, clock: Clock, reminderIntervalMs: 
       if (stopped) return;
       const swept = await sweepExpiredSessions(database.db, clock.now());
       const forgotten = await sweepLoginThrottle(database.db, clock.now());
-      log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten }, 'background jobs ran');
+      const pruned = await pruneChanges(database, settings.changesRetentionDays, clock.now());
+      log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten, prunedChanges: pruned.deleted }, 'background jobs ran');
     } catch (err) {
       log.error({ err }, 'background jobs failed');
     }
   };
   const first = setTimeout(() => void tick(), 5_000);
-  const every = setInterval(() => void tick(), reminderIntervalMs);
+  const every = setInterval(() => void tick(), settings.reminderIntervalMs);
   first.unref();
   every.unref();
   return {

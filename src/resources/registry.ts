@@ -9,6 +9,7 @@ import { assetqueue } from './assetqueue.ts';
 import { assetreminders } from './assetreminders.ts';
 import { assets } from './assets.ts';
 import { auditlog, auditlogEndpoint } from './auditlog.ts';
+import { changesEndpoint, changesResource } from './changes.ts';
 import { companies } from './companies.ts';
 import { departments, locations } from './departments.ts';
 import { endpointsEndpoint } from './endpoints.ts';
@@ -26,11 +27,16 @@ import { users } from './users.ts';
 import { webhookdeliveries } from './webhookdeliveries.ts';
 import { webhooks, webhooksEndpoint } from './webhooks.ts';
 import type { BlobStore } from '../storage/blobs.ts';
+import { EVENT_RESOURCES } from '../events/triggers.ts';
 
-export const RESOURCES: readonly Resource[] = [
+const RECORDS: readonly Resource[] = [
   assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,
   webhookdeliveries,
 ];
+/** The change feed (spec §14.3) over the resources whose changes are events. */
+const changes = changesResource(RECORDS.filter((r) => (EVENT_RESOURCES as readonly string[]).includes(r.def.name)).map((r) => r.def));
+
+export const RESOURCES: readonly Resource[] = [...RECORDS, changes];
 
 /** Tables outside the resource list that refer to resources. */
 const INTERNAL: readonly InternalReference[] = [
@@ -65,7 +71,8 @@ export interface EndpointSettings {
 export function createEndpoints(settings: EndpointSettings, extra: readonly Endpoint[] = []): ReadonlyMap<string, Endpoint> {
   const list: Endpoint[] = [
     endpointsEndpoint,
-    ...RESOURCES.filter((r) => r !== auditlog && r !== webhooks).map((r) => resourceEndpoint(r)),
+    ...RESOURCES.filter((r) => r !== auditlog && r !== webhooks && r !== changes).map((r) => resourceEndpoint(r)),
+    changesEndpoint(changes),
     webhooksEndpoint,
     auditlogEndpoint,
     loginEndpoint(settings.loginFailuresPerHour),

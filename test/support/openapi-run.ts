@@ -2,6 +2,8 @@
 // real data (created, listed, embedded and hidden records, sessions, moves,
 // uploads), and the refusals each can give — bodies, filters, state.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { pruneChanges } from '../../src/feed/prune.ts';
 import { type Made, PDF, type Tour, type World } from './openapi-tour.ts';
 import { sessionHeader, type User, uniqueName } from './workflows.ts';
 
@@ -35,10 +37,12 @@ async function createAll(w: World): Promise<{ ids: Record<string, number>; made:
 /** Lists, updates and special reads with real data, in basic mode and from a child company (hidden parent). */
 async function readAndUpdate(w: World, ids: Record<string, number>): Promise<void> {
   const { tour, api } = w;
-  const order = { headers: { 'x-api-result-order': 'id^' } };
+  // The field a list pages by: `id`, or the change feed's `seq`.
+  const key = (template: string) => (template.startsWith('/3.0/changes') ? 'seq' : 'id');
   for (const { template, op } of tour.checker.operations()) {
     if (!template.startsWith('/3.0/') || !String(op.operationId).startsWith('list')) continue;
-    await tour.expect(200, api, 'GET', template.replace('{filters}', 'id>0/page=1'), order);
+    const order = { headers: { 'x-api-result-order': `${key(template)}^` } };
+    await tour.expect(200, api, 'GET', template.replace('{filters}', `${key(template)}>0/page=1`), order);
     if (op.parameters?.some((p: any) => p.$ref === '#/components/parameters/ResultOrder')) {
       await tour.expect(400, api, 'GET', template, { headers: { 'x-api-result-order': 'no_such_field' } });
     }
@@ -198,5 +202,13 @@ export async function run(w: World): Promise<Made> {
   await moves(w, made);
   await uploads(w, made);
   await refusals(w, ids, made);
+  await pruned(w);
   return made;
+}
+
+/** Last, as it ends the feed's past: changes pruned, a cursor below them is refused. */
+async function pruned(w: World): Promise<void> {
+  await sql`UPDATE events SET created = '2000-01-01 00:00:00'`.execute(w.svc.database.db);
+  await pruneChanges(w.svc.database, 30, w.svc.clock.now());
+  await w.tour.expect(410, w.api, 'GET', '/3.0/changes/seq>0');
 }
