@@ -144,6 +144,17 @@ for (const kind of DB_KINDS) {
       assert.ok(aside.deliveries.every((d) => d.json.company_id === sibling), 'the sibling heard only its own company');
     });
 
+    it('under no load, the first attempt arrives within 1 s of the commit', async () => {
+      for (let i = 0; i < 10; i++) {
+        // Timed from before the request, so the figure is an upper bound of commit to delivery.
+        const sent = Date.now();
+        const id = ok(await api.put('/3.0/messages', { messagetext: `prompt ${i}` }), 201).ids[0];
+        await main.until(() => main.of('messages.created', id).length > 0, 5_000);
+        const waited = main.of('messages.created', id)[0]!.at - sent;
+        assert.ok(waited < 1000, `message ${id} delivered ${waited} ms after the request`);
+      }
+    });
+
     it('a failure is retried: after a 500 at about 5 s, after a Retry-After of 1 s sooner, after a timeout too', async () => {
       const hook = ok(await api.put('/3.0/webhooks', { url: main.url('/retry'), events: ['departments.created'] }), 201).ids[0];
       for (const [answer, least, most] of [[{ status: 500 }, 4000, 8000], [{ status: 503, headers: { 'retry-after': '1' } }, 800, 3500],
