@@ -1,7 +1,8 @@
-// Registered client certificates, by SPKI fingerprint: looked up on every request.
-// Where the database announces changes (PostgreSQL), answers — "unknown" included —
-// come from a bounded cache that is emptied by every change to `clients`; elsewhere
-// (SQLite) one prepared statement on the reader is cheaper than any bookkeeping.
+// Registered client certificates, by SPKI fingerprint: looked up on every request,
+// and answered — "unknown" included — from a bounded cache that never outlives a
+// change to `clients`: on PostgreSQL it is emptied by every change notice; on
+// SQLite an answer is kept with the data version it was read at, and serves only
+// while no connection (this process's writer, or the CLI's) has committed since.
 import { sql } from 'kysely';
 import type { Changes } from './changes.ts';
 import type { Database } from './database.ts';
@@ -41,13 +42,32 @@ class ClientCache {
   }
 }
 
-const caches = new WeakMap<Database, ClientCache>();
+/** SQLite: answers valid while the data version they were read at holds (one PRAGMA per request). */
+class VersionedCache {
+  private readonly entries = new Lru<string, { readonly version: number; readonly client: ActiveClient | null }>(10_000);
+  constructor(private readonly version: () => number) {}
+
+  async find(database: Database, fingerprint: string): Promise<ActiveClient | null> {
+    const version = this.version();
+    const known = this.entries.get(fingerprint);
+    if (known?.version === version) return known.client;
+    // Read after the version: a commit during the read leaves the entry stale, never wrong.
+    const client = await lookup(database, fingerprint);
+    this.entries.set(fingerprint, { version, client });
+    return client;
+  }
+}
+
+const caches = new WeakMap<Database, ClientCache | VersionedCache>();
 
 /** The registered, non-revoked certificate with this fingerprint. */
 export async function findActiveClient(database: Database, fingerprint: string): Promise<ActiveClient | undefined> {
-  const { changes } = database;
-  if (!changes) return (await lookup(database, fingerprint)) ?? undefined;
+  const { changes, dataVersion } = database;
   let cache = caches.get(database);
-  if (!cache) caches.set(database, (cache = new ClientCache(changes)));
+  if (!cache) {
+    cache = changes ? new ClientCache(changes) : dataVersion ? new VersionedCache(dataVersion) : undefined;
+    if (!cache) return (await lookup(database, fingerprint)) ?? undefined;
+    caches.set(database, cache);
+  }
   return (await cache.find(database, fingerprint)) ?? undefined;
 }

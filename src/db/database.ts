@@ -19,8 +19,10 @@ export interface Database {
   read<R>(statement: Statement, values: Values): Promise<R[]>;
   /** Several instances may share this database (PostgreSQL); SQLite's file belongs to one process. */
   readonly shared: boolean;
-  /** Notices of committed changes (PostgreSQL); null where reads are cheap enough to need no cache. */
+  /** Notices of committed changes (PostgreSQL); null where the data version tells instead. */
   readonly changes: Changes | null;
+  /** A number that changes with every commit by any connection (SQLite); null where notices tell instead. */
+  readonly dataVersion: (() => number) | null;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   /** Open connections and callers waiting for one (the metrics read it). */
@@ -61,6 +63,7 @@ export function openDatabase(o: DatabaseOptions): Database {
       statements: cache(db),
       shared: true,
       changes,
+      dataVersion: null,
       read: (s, values) => postgres.read(s.text, bind(s, values)) as Promise<never[]>,
       transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
       pool: postgres.stats,
@@ -76,6 +79,7 @@ export function openDatabase(o: DatabaseOptions): Database {
     statements: cache(db),
     shared: false,
     changes: null,
+    dataVersion: sqlite.dataVersion,
     read: async (s, values) => sqlite.read(s.text, bind(s, values)) as never[],
     transaction: (fn) => immediateTransaction(db, fn),
     pool: sqlite.stats,

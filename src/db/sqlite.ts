@@ -75,6 +75,8 @@ export interface SqliteConnections {
    * what is committed while a write transaction is open on the writer.
    */
   read(text: string, params: readonly unknown[]): unknown[];
+  /** Changes whenever any connection — this process's writer or another process — commits (PRAGMA data_version on the reader). */
+  dataVersion(): number;
 }
 
 /** Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11). */
@@ -94,7 +96,11 @@ export function openSqlite(file: string): SqliteConnections {
     prepare: preparing(raw),
   };
   const measured = measuredDialect(new SqliteDialect({ database }), 'sqlite', 1);
-  return { dialect: measured.dialect, stats: measured.stats, read: (text, params) => prepareRead(text).all(params) };
+  const version = reader.prepare('PRAGMA data_version').pluck();
+  return {
+    dialect: measured.dialect, stats: measured.stats, read: (text, params) => prepareRead(text).all(params),
+    dataVersion: () => version.get() as number,
+  };
 }
 
 /**
