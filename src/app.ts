@@ -139,7 +139,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
   async function api(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const result = await handleApi(deps, req.raw, req.log, String(req.id));
     // Returning the reply lets Fastify finish a streamed body (downloads) before it settles.
-    return reply.code(result.status).headers(result.headers).send(result.body);
+    // A 304 has no body, so no Content-Type either.
+    return reply.code(result.status).headers(result.headers).send(result.status === 304 ? undefined : result.body);
   }
 
   // Bodies are read by the pipeline after the checks that come before 413, so no parser consumes them.

@@ -46,11 +46,12 @@ const RATE_LIMIT_HEADERS: Record<string, Schema> = {
 
 export const HEADER_COMPONENTS: Record<string, Schema> = {
   ...RATE_LIMIT_HEADERS,
+  ETag: { ...textHeader('`W/"<hash>"`: a hash of the answer\'s `response` and `pagination` members (spec §14.2).'), required: true },
   // Only on 429, which always sends it.
   'Retry-After': { ...integerHeader('Seconds to wait before trying again.'), required: true },
 };
 
-const headerRef = (name: string): Schema => ({ $ref: `#/components/headers/${name}` });
+export const headerRef = (name: string): Schema => ({ $ref: `#/components/headers/${name}` });
 
 /** The rate-limit headers, present on every answer of a /3.0 operation when the limit is on. */
 export const rateLimitHeaders = (): Schema => Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, headerRef(h)]));

@@ -5,7 +5,7 @@ import type { InternalReference, Limits } from '../engine/context.ts';
 import type { Endpoint } from '../engine/endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Lookup, Need, ResourceDef, Verb } from '../model/types.ts';
-import { type ErrorResponses, rateLimitHeaders } from './openapi-errors.ts';
+import { type ErrorResponses, headerRef, rateLimitHeaders } from './openapi-errors.ts';
 import { bodySchema, pascal, type RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
 
 export interface DocContext {
@@ -61,9 +61,15 @@ const NEED_TEXT: Readonly<Record<Need, string>> = {
   creator: 'an `admin` session with `can_create_companies`',
 };
 
-export function operation(ctx: DocContext, spec: OperationSpec): Schema {
+/** Every GET answer in the envelope carries an ETag, and `If-None-Match` with it gets 304 (spec §14.2). */
+const NOT_MODIFIED: Schema = { description: 'Not modified: the answer would carry the `ETag` sent in `If-None-Match`. No body.',
+  headers: { ...rateLimitHeaders(), ETag: headerRef('ETag') } };
+
+export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'): Schema {
   const access = spec.need ? `Basic mode (certificate alone) may always call this; in a session it needs ${NEED_TEXT[spec.need]}.` : '';
   const description = [spec.description, access].filter((d) => d).join('\n\n');
+  const conditional = method === 'get' && !spec.raw;
+  const parameters = [...(spec.parameters ?? []), ...(conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : [])];
   return {
     operationId: spec.id,
     summary: spec.summary,
@@ -71,14 +77,15 @@ export function operation(ctx: DocContext, spec: OperationSpec): Schema {
     tags: [spec.tag],
     ...(spec.need ? { 'x-session-level': spec.need } : {}),
     ...(spec.caller && spec.caller !== 'either' ? { security: SECURITY[spec.caller] } : {}),
-    ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    ...(parameters.length ? { parameters } : {}),
     ...(spec.body ? { requestBody: spec.body } : {}),
     responses: {
       [String(spec.status ?? 200)]: spec.raw ?? {
         description: spec.summary,
-        headers: rateLimitHeaders(),
+        headers: { ...rateLimitHeaders(), ...(conditional ? { ETag: headerRef('ETag') } : {}) },
         content: { 'application/json': { schema: envelope(spec.response ?? {}, spec.paginated ?? false) } },
       },
+      ...(conditional ? { 304: NOT_MODIFIED } : {}),
       ...ctx.errors.responses(spec.errors),
     },
   };

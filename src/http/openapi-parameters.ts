@@ -34,3 +34,11 @@ export const RESULT_ORDER: Schema = {
   schema: { type: 'string' },
   example: 'next_check^,asset_no',
 };
+
+/** Conditional GET (spec §14.2). */
+export const IF_NONE_MATCH: Schema = {
+  name: 'If-None-Match', in: 'header', required: false,
+  description: 'The `ETag` of an earlier answer (or `*`): when the answer would be the same, 304 with no body.',
+  schema: { type: 'string' },
+  example: 'W/"3q2-7w"',
+};

@@ -5,7 +5,7 @@ import type { Endpoint } from '../engine/endpoint.ts';
 import { endpointPaths, TAG_DESCRIPTIONS } from './openapi-endpoints.ts';
 import { ErrorResponses, HEADER_COMPONENTS } from './openapi-errors.ts';
 import { type DocContext, operation } from './openapi-operations.ts';
-import { RESULT_ORDER } from './openapi-parameters.ts';
+import { IF_NONE_MATCH, RESULT_ORDER } from './openapi-parameters.ts';
 import { RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
 
 const DESCRIPTION = (limits: Limits) => `Every endpoint is \`/3.0/<endpoint>[/<filter>...]\`.
@@ -84,7 +84,7 @@ export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<strin
   for (const e of endpoints.values()) {
     const specs = Object.entries(endpointPaths(ctx, e));
     for (const [path, spec] of specs) {
-      const operations = Object.entries(spec.operations).map(([method, op]) => [method, operation(ctx, op)]);
+      const operations = Object.entries(spec.operations).map(([method, op]) => [method, operation(ctx, op, method)]);
       paths[path] = { ...(spec.parameters ? { parameters: spec.parameters } : {}), ...Object.fromEntries(operations) };
     }
     if (specs.length > 0) tags.push({ name: e.name, description: TAG_DESCRIPTIONS[e.name] ?? `The \`${e.name}\` endpoint.` });
@@ -102,7 +102,7 @@ export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<strin
     components: {
       schemas,
       responses: ctx.errors.components,
-      parameters: { ResultOrder: RESULT_ORDER },
+      parameters: { ResultOrder: RESULT_ORDER, IfNoneMatch: IF_NONE_MATCH },
       headers: HEADER_COMPONENTS,
       securitySchemes: {
         mutualTLS: { type: 'mutualTLS', description: 'A self-signed client certificate whose public key the operator registered.' },

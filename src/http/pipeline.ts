@@ -20,6 +20,7 @@ import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import { parseBody, readBody } from './body.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
+import { etagOf, noneMatch } from './etag.ts';
 import { noteCaller } from './observe.ts';
 import { splitPath } from './path.ts';
 
@@ -113,7 +114,12 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     };
     const reply = await handler(call);
     if (reply.file) return { status: 200, headers: { ...limits, ...reply.file.headers }, body: reply.file.stream };
-    return { status: reply.status ?? 200, headers: { ...limits, ...JSON_TYPE }, body: successBody(block, reply.response, reply.pagination) };
+    const headers: Record<string, string> = { ...limits };
+    if (verb === 'GET') {
+      headers.etag = etagOf(reply.response, reply.pagination);
+      if (noneMatch(req.headers['if-none-match'], headers.etag)) return { status: 304, headers, body: '' };
+    }
+    return { status: reply.status ?? 200, headers: { ...headers, ...JSON_TYPE }, body: successBody(block, reply.response, reply.pagination) };
   } catch (e) {
     const error = e instanceof ApiError ? e : internal(requestId);
     if (!(e instanceof ApiError)) log.error({ err: e, reference: requestId }, 'request failed');

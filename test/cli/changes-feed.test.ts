@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { addClient, addCompany } from '../../src/admin.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
+import { openStageDatabase, Server, show, type Stage, withStage } from '../support/stage.ts';
 
 interface Setup { env: Record<string, string>; serverPem: string; cert: TestCert }
 interface Change { seq: number; endpoint: string; record_id: number; op: string }
@@ -122,6 +123,29 @@ for (const kind of DB_KINDS) {
           api.close();
           await server.dispose();
         }
+      });
+    });
+
+    it('asset-tracker changes prune deletes what is older than --days and tells the highest seq it pruned', async () => {
+      await withStage(kind, async (stage) => {
+        await setUp(stage);
+        const database = openStageDatabase(stage);
+        try {
+          await addCompany(database, 'Old', null);
+          await addCompany(database, 'New', null);
+          const { rows } = await sql<{ seq: number }>`SELECT seq FROM events ORDER BY seq`.execute(database.db);
+          const seqs = rows.map((r) => Number(r.seq));
+          await sql`UPDATE events SET created = '2000-01-01 00:00:00' WHERE seq < ${seqs.at(-1)}`.execute(database.db);
+        } finally {
+          await database.close();
+        }
+        const run = await stage.cli('changes', 'prune', '--days', '1', '--json');
+        assert.equal(run.code, 0, show(run));
+        const out = JSON.parse(run.stdout);
+        assert.equal(out.days, 1);
+        assert.ok(out.deleted >= 2, run.stdout);
+        const again = await stage.cli('changes', 'prune', '--json');
+        assert.deepEqual(JSON.parse(again.stdout), { days: 30, deleted: 0, through: out.through });
       });
     });
 

@@ -39,6 +39,10 @@ describe('OpenAPI document', () => {
   });
   after(() => svc.close());
 
+  it('docs/openapi.json is the document served (npm run docs writes it)', () => {
+    assert.deepEqual(JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8')), doc);
+  });
+
   it('lints with 0 errors and 0 warnings under the recommended rules (Redocly, offline)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
     try {
@@ -88,7 +92,7 @@ describe('OpenAPI document', () => {
   it('the check notices answers that differ from the document', () => {
     const checker = new ResponseChecker(doc);
     const request = { url: '/3.0/assets', endpoint: 'assets', requested_version: '3.0', api_version: 3, request_method: 'Get', timestamp: 1, session: null };
-    const json = { 'content-type': 'application/json; charset=utf-8' };
+    const json = { 'content-type': 'application/json; charset=utf-8', etag: 'W/"x"' };
     const answer = (status: number, body: unknown, headers: Record<string, string> = json, method = 'GET', path = '/3.0/assets', requestBody?: string) =>
       checker.check({ method, path, status, headers, text: JSON.stringify(body), requestBody }).problems;
     const wrong = (problems: readonly string[]) => assert.ok(problems.length > 0, 'the check should have found a problem');

@@ -26,7 +26,7 @@ export interface Verdict {
 }
 
 /** Headers the service sends whose names the document must declare where they occur. */
-const DECLARED_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
+const DECLARED_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'etag'];
 const METHODS = ['get', 'post', 'put', 'delete'] as const;
 
 const pointer = (parts: readonly string[]) =>
@@ -119,7 +119,9 @@ export class ResponseChecker {
     }
     const content = (response.content ?? {}) as Json;
     if (x.method === 'HEAD') return { operationId: id, status: x.status, problems };
-    if (!(contentType in content)) {
+    if (Object.keys(content).length === 0) {
+      if (x.text !== '') problems.push(`${where}: a body where the document has none`);
+    } else if (!(contentType in content)) {
       problems.push(`${where}: content type "${contentType}" not documented (${Object.keys(content).join(', ')})`);
     } else if (contentType === 'application/json') {
       this.validate(`${ref}/content/application~1json/schema`, x, problems, where);

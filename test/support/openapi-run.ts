@@ -79,6 +79,10 @@ async function sessions(w: World, made: Made): Promise<void> {
   await tour.expect(403, api, 'PUT', '/3.0/assets', { ...asReader, body: { asset_no: 'R-1' } });
   await tour.expect(400, api, 'GET', '/3.0/logout');
   await tour.expect(200, api, 'GET', '/3.0/logout', asReader);
+  // Logging out is done by the GET itself: an `If-None-Match: *` still ends the session, and answers 304.
+  const again = { headers: { ...sessionHeader((await login(readonly)).response.user_token), 'if-none-match': '*' } };
+  await tour.expect(304, api, 'GET', '/3.0/logout', again);
+  await tour.expect(401, api, 'GET', '/3.0/logout', again);
   await tour.expect(401, api, 'GET', '/3.0/assets', asReader);
   await tour.expect(400, api, 'POST', '/3.0/login', { body: { username: admin.username, password: admin.password, nosuch: 1 } });
   await tour.expect(400, api, 'POST', '/3.0/login', { body: { username: 5, password: admin.password } });

@@ -40,10 +40,17 @@ export class Tour {
     return res;
   }
 
-  /** Sends and asserts the status. */
+  /** Sends and asserts the status; a GET answered with an ETag is sent again with it, for its 304. */
   async expect(status: number, client: TestClient, method: string, path: string, o: RequestOptions = {}): Promise<any> {
     const res = await this.send(client, method, path, o);
     assert.equal(res.status, status, `${method} ${path}: expected ${status}, got ${res.status}: ${res.text.slice(0, 300)}`);
+    const etag = res.headers.etag;
+    if (method === 'GET' && status === 200 && typeof etag === 'string' && path !== '/3.0/logout') {
+      // A new random password each time: only `*` matches it.
+      const tag = path === '/3.0/randompassword' ? '*' : etag;
+      const again = await this.send(client, method, path, { ...o, headers: { ...o.headers, 'if-none-match': tag } });
+      assert.equal(again.status, 304, `${method} ${path} with If-None-Match ${etag}: ${again.status} ${again.text.slice(0, 300)}`);
+    }
     return method !== 'HEAD' && res.headers['content-type']?.startsWith('application/json') ? res.body : null;
   }
 

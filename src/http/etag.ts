@@ -1,0 +1,19 @@
+// Conditional GET (spec §14.2): every GET answer carries a weak ETag over its
+// `response` and `pagination` members, and `If-None-Match` with that tag gets 304
+// with no body.
+import { createHash } from 'node:crypto';
+import type { Pagination } from '../engine/endpoint.ts';
+
+/** `W/"…"`: a hash of the answer's `response` and `pagination` members as sent. */
+export function etagOf(response: string, pagination: Pagination | undefined): string {
+  const hash = createHash('sha1').update(response).update('\n').update(pagination ? JSON.stringify(pagination) : '');
+  return `W/"${hash.digest('base64url')}"`;
+}
+
+/** `If-None-Match` names the tag (the weak comparison of RFC 9110 §8.8.3.2: `W/` aside), or is `*`. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const mine = opaque(etag);
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === mine);
+}
