@@ -26,6 +26,7 @@ export async function pruneChanges(database: Database, days: number, now: Date):
     const top = rows[0]?.top === null || rows[0]?.top === undefined ? null : Number(rows[0].top);
     let deleted = 0;
     if (top !== null) {
+      // Not above `top`: a delivery finishing meanwhile must not free an event past the seq recorded as pruned.
       const r = await sql`DELETE FROM events WHERE seq IN (SELECT e.seq ${old} AND e.seq <= ${top})`.execute(db);
       deleted = Number(r.numAffectedRows ?? 0);
       await sql`UPDATE changes_pruned SET through = ${top} WHERE id = 1 AND through < ${top}`.execute(db);
