@@ -31,6 +31,7 @@ export interface AppOptions {
   readonly tls: { readonly key: string | Buffer; readonly cert: string | Buffer };
   readonly baseUrl: string;
   readonly bodyMaxBytes?: number;
+  readonly importMaxBytes?: number;
   readonly limits?: Partial<Limits>;
   readonly proxy?: { readonly trusted: readonly string[]; readonly header: string } | null;
   readonly logLevel?: string;
@@ -122,7 +123,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   };
   const deps = {
     database: o.database, registry, endpoints, clock: o.clock, limits: { ...DEFAULT_LIMITS, ...o.limits },
-    baseUrl: o.baseUrl, bodyMaxBytes: o.bodyMaxBytes ?? 1024 * 1024,
+    baseUrl: o.baseUrl, bodyMaxBytes: o.bodyMaxBytes ?? 1024 * 1024, importMaxBytes: o.importMaxBytes ?? 100 * 1024 * 1024,
     proxy: o.proxy ? { trusted: trustOf(o.proxy.trusted), header: o.proxy.header.toLowerCase() } : null,
     impersonation,
     blobs,

@@ -15,6 +15,8 @@ export interface Config {
   /** Plain-HTTP listener for a TLS-terminating proxy; null unless both proxy settings are given. */
   readonly proxy: { readonly trusted: readonly string[]; readonly header: string; readonly port: number } | null;
   readonly bodyMaxBytes: number;
+  /** Largest CSV import (PUT with Content-Type text/csv, spec §14.4). */
+  readonly importMaxBytes: number;
   readonly uploadMaxBytes: number;
   readonly pageSize: number;
   readonly logLevel: string;
@@ -116,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsKeyFile,
     proxy: trusted.length > 0 && header ? { trusted, header: header.toLowerCase(), port: proxyPort } : null,
     bodyMaxBytes: int('BODY_MAX_BYTES', 1024 * 1024),
+    importMaxBytes: int('IMPORT_MAX_BYTES', 100 * 1024 * 1024),
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 25 * 1024 * 1024),
     pageSize: int('PAGE_SIZE', 30, 1, 10_000),
     logLevel,

@@ -5,7 +5,7 @@ export type ErrorCode =
   | 'invalid_filter' | 'filter_required' | 'invalid_field' | 'invalid_value' | 'malformed_json'
   | 'malformed_order' | 'no_access' | 'bad_session' | 'bad_login' | 'forbidden' | 'no_endpoint'
   | 'no_version' | 'not_found' | 'method_not_allowed' | 'data_error' | 'no_session' | 'too_many'
-  | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage' | 'cursor_expired';
+  | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage' | 'cursor_expired' | 'invalid_rows';
 
 export class ApiError extends Error {
   constructor(
@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Members beside `error` and `code` in the answer, as JSON text (`"errors":[…]`). */
+    readonly extra = '',
   ) {
     super(message);
   }
@@ -48,4 +50,10 @@ export const rateLimited = (message: string, retryAfter: number, headers: Record
   new ApiError(429, 'rate_limited', message, { 'retry-after': String(retryAfter), ...headers });
 export const cursorExpired = (value: string) =>
   new ApiError(410, 'cursor_expired', `Cursor ${value} is older than the retained changes; resynchronise`);
+/** One refused row of a CSV import: its number (data rows from 1), the field, and why. */
+export interface RowError { readonly row: number; readonly field: string | null; readonly error: string }
+/** Rows listed at most (the message counts them all). */
+const ROW_ERRORS_LISTED = 1000;
+export const invalidRows = (count: number, errors: readonly RowError[]) =>
+  new ApiError(400, 'invalid_rows', `Invalid rows in CSV: ${count}`, {}, `"errors":${JSON.stringify(errors.slice(0, ROW_ERRORS_LISTED))}`);
 export const internal = (reference: string) => new ApiError(500, 'internal', `Internal error, reference ${reference}`);

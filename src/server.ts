@@ -46,7 +46,7 @@ export async function startServer(config: Config, database?: Database): Promise<
   const limiter = await rateLimiterFor(config, db,
     (err) => log?.warn({ err }, 'rate limit counters could not be reconciled; each instance limits alone meanwhile'));
   const app = await buildApp({
-    database: db, clock: systemClock, tls, baseUrl: config.baseUrl, bodyMaxBytes: config.bodyMaxBytes,
+    database: db, clock: systemClock, tls, baseUrl: config.baseUrl, bodyMaxBytes: config.bodyMaxBytes, importMaxBytes: config.importMaxBytes,
     limits: { pageSize: config.pageSize }, proxy: config.proxy, logLevel: config.logLevel,
     loginFailuresPerHour: config.loginFailuresPerHour,
     blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,

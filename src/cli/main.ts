@@ -5,6 +5,7 @@ import { ConfigError } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { certCreate } from './cert.ts';
 import { changesPrune } from './changes.ts';
+import { exportCsv, importCsvCommand } from './csv.ts';
 import { clientAdd, clientList, clientRevoke } from './client.ts';
 import { backup } from './backup.ts';
 import { type Command, commandHelp, parseCommandArgs, UsageError } from './command.ts';
@@ -21,7 +22,7 @@ import { webhooksDispatch, webhooksRedeliver, webhooksRotate } from './webhooks.
 const COMMANDS: readonly Command[] = [
   serve, demo, migrateCommand, companyAdd, companySet, companyList, certCreate, clientAdd, clientList, clientRevoke, userAdd, userList,
   remindersRun, backup, openapi,
-  webhooksRotate, webhooksDispatch, webhooksRedeliver, changesPrune,
+  webhooksRotate, webhooksDispatch, webhooksRedeliver, changesPrune, exportCsv, importCsvCommand,
 ];
 
 const help = () => `usage: asset-tracker <command>\n\n${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}\n`

@@ -5,6 +5,8 @@ import type { JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Need, ResourceDef, Verb } from '../model/types.ts';
 import { bodyObjects } from './body.ts';
+import { csvExport, wantsCsv } from './csv.ts';
+import { importCsv } from './csv-import.ts';
 import type { Ctx } from './context.ts';
 import { listRecords } from './list.ts';
 import { parseQuery, type Query } from './query.ts';
@@ -19,8 +21,14 @@ export interface Call {
   /** Raw path segments after the endpoint name. */
   readonly segments: readonly string[];
   readonly orderHeader: string | undefined;
+  /** The Accept header: `text/csv` asks a list for CSV (spec §14.4). */
+  readonly accept: string | undefined;
   /** The parsed JSON body (undefined when empty); throws `malformed_json`. Read it after the filters. */
   json(): JsonValue | undefined;
+  /** A PUT's body when it came as text/csv (an import, spec §14.4). */
+  readonly csv: string | undefined;
+  /** `X-Dry-Run: true`: an import checks its rows and writes nothing. */
+  readonly dryRun: boolean;
   /** The unread request body, for endpoints that stream it, and its declared length. */
   readonly stream: Readable;
   readonly contentLength: number | undefined;
@@ -48,6 +56,8 @@ export interface Endpoint {
   readonly streamsBody?: boolean;
   /** Answers without a session check (login). */
   readonly sessionless?: boolean;
+  /** PUT takes a CSV import (spec §14.4). */
+  readonly csvImport?: boolean;
   /** Replaces the level check of `access` (login needs an impersonation certificate instead). */
   authorize?(p: Principal, verb: Verb): void;
 }
@@ -58,18 +68,22 @@ export const counts = (a: string, an: number, b: string, bn: number) => `{${JSON
 export const created = (ids: readonly number[]): Reply =>
   ({ status: 201, response: `{"records_inserted":${ids.length},"ids":[${ids.join(',')}]}` });
 
-/** The GET reply: a page of records, with the pagination of the whole match. */
-export async function listReply(ctx: Ctx, def: ResourceDef, q: Query): Promise<Reply> {
+/** The GET reply: a page of records with the pagination of the whole match, or (Accept: text/csv) every match as CSV. */
+export async function listReply(c: Call, def: ResourceDef, q: Query): Promise<Reply> {
+  const { ctx } = c;
+  if (wantsCsv(c.accept)) return { response: '', file: { stream: await csvExport(ctx, def, q), headers: CSV_TYPE } };
   const page = await listRecords(ctx, def, q);
   const pages = Math.ceil(page.total / ctx.limits.pageSize);
   return { response: `[${page.records.join(',')}]`, pagination: { total_pages: pages, total_records: page.total } };
 }
 
+const CSV_TYPE = { 'content-type': 'text/csv; charset=utf-8' } as const;
+
 export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, Handler>> = {}): Endpoint {
   const { def } = res;
   const query = (c: Call) => parseQuery(def, c.verb, c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
   const generic: Record<Verb, Handler> = {
-    GET: (c) => listReply(c.ctx, def, query(c)),
+    GET: (c) => listReply(c, def, query(c)),
     async POST(c) {
       const q = query(c);
       const [body] = bodyObjects(c.json(), 'POST');
@@ -78,7 +92,9 @@ export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, 
     },
     async PUT(c) {
       query(c);
-      return created(await createRecords(c.ctx, res, bodyObjects(c.json(), 'PUT')));
+      if (c.csv === undefined) return created(await createRecords(c.ctx, res, bodyObjects(c.json(), 'PUT')));
+      const r = await importCsv(c.ctx, res, c.csv, c.dryRun);
+      return 'ids' in r ? created(r.ids) : { response: `{"records_valid":${r.valid}}` };
     },
     async DELETE(c) {
       const r = await deleteRecords(c.ctx, res, query(c));
@@ -87,5 +103,5 @@ export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, 
   };
   const handlers: Partial<Record<Verb, Handler>> = {};
   for (const verb of def.verbs) handlers[verb] = overrides[verb] ?? generic[verb];
-  return { name: def.name, handlers, access: def.access };
+  return { name: def.name, handlers, access: def.access, csvImport: handlers.PUT === generic.PUT };
 }

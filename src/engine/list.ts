@@ -59,3 +59,20 @@ export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query): Pro
     database.statements.get(`page|${prefix}|${q.order}|${pageSize}`, () => pageSql(s, def, q, query.order, pageSize)), values);
   return { total, records: rows.map((r) => r.j) };
 }
+
+/**
+ * Every record the query matches, `batch` at a time, in the query's order (the CSV
+ * export): the page statement at growing offsets, without the count.
+ */
+export async function* allRecords(ctx: Ctx, def: ResourceDef, query: Query, batch = 1000): AsyncGenerator<string[]> {
+  const s = shapeOf(ctx);
+  const q = queryShape(query);
+  const { database } = ctx;
+  const statement = database.statements.get(`page|${s.level}|${def.name}|${q.where}|${q.order}|${batch}`,
+    () => pageSql(s, def, q, query.order, batch));
+  for (let offset = 0; ; offset += batch) {
+    const rows = await database.read<{ j: string }>(statement, { ...requestValues(ctx), ...q.values, offset });
+    if (rows.length > 0) yield rows.map((r) => r.j);
+    if (rows.length < batch) return;
+  }
+}

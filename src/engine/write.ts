@@ -158,10 +158,23 @@ export const placing = (def: ResourceDef, values: Row) =>
 
 /** Checks and inserts records in their order; returns their ids in the same order. */
 export async function insertRecords(tx: WriteTx, res: Resource, items: readonly Row[]): Promise<number[]> {
-  const { def } = res;
-  const found = memoFind(tx);
-  const records: Row[] = [];
-  for (const values of items) {
+  const batch = new NewRecords(tx, res);
+  for (const values of items) await batch.check(values);
+  return batch.insert();
+}
+
+/** New records of one write: each checked against the store and the records before it, then inserted together. */
+export class NewRecords {
+  private readonly found: Find;
+  private readonly records: Row[] = [];
+  constructor(private readonly tx: WriteTx, private readonly res: Resource) {
+    this.found = memoFind(tx);
+  }
+
+  /** Checks one record (throws its refusal); once it passes, it is among those `insert` writes. */
+  async check(values: Row): Promise<void> {
+    const { tx, res, found } = this;
+    const { def } = res;
     const record = withDefaults(tx, def, values);
     await checkReferences(tx, def, record, placing(def, values), found);
     await res.hooks?.beforeCreate?.(tx, record);
@@ -169,17 +182,24 @@ export async function insertRecords(tx: WriteTx, res: Resource, items: readonly 
       if (f.required && (record[f.name] === undefined || record[f.name] === null)) throw invalidValue(f.name);
     }
     await checkReferences(tx, def, record, def.fields, found);
-    await checkUnique(tx, def, record, null, Object.keys(record), records);
+    await checkUnique(tx, def, record, null, Object.keys(record), this.records);
     await res.hooks?.beforeInsert?.(tx, record);
-    records.push(record);
+    this.records.push(record);
   }
-  const ids: number[] = [];
-  for (const run of sameColumns(records)) ids.push(...await insertRun(tx, def, run));
-  records.forEach((record, i) => {
-    const created = { ...record, id: ids[i]! };
-    tx.audit(recordEntry(def, 'create', created, '{}', fieldsJson(storedFields(def).filter((f) => f.name in created), created)));
-  });
-  return ids;
+
+  get count(): number { return this.records.length; }
+
+  /** Inserts the checked records, audited; their ids in the same order. */
+  async insert(): Promise<number[]> {
+    const { tx, res: { def }, records } = this;
+    const ids: number[] = [];
+    for (const run of sameColumns(records)) ids.push(...await insertRun(tx, def, run));
+    records.forEach((record, i) => {
+      const created = { ...record, id: ids[i]! };
+      tx.audit(recordEntry(def, 'create', created, '{}', fieldsJson(storedFields(def).filter((f) => f.name in created), created)));
+    });
+    return ids;
+  }
 }
 
 /** Consecutive records with the same columns, at most 100 to a statement. */

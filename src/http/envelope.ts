@@ -38,5 +38,6 @@ export function successBody(r: RequestBlock, response: string, pagination?: Pagi
 }
 
 export function errorBody(r: RequestBlock, e: ApiError): string {
-  return `{"request":${requestJson(r)},"response":{"error":${JSON.stringify(e.message)},"code":${JSON.stringify(e.code)}}}`;
+  const extra = e.extra ? `,${e.extra}` : '';
+  return `{"request":${requestJson(r)},"response":{"error":${JSON.stringify(e.message)},"code":${JSON.stringify(e.code)}${extra}}}`;
 }

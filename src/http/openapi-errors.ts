@@ -30,6 +30,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   internal: 'Internal error, reference XXXX (a request id found in the log)',
   storage: 'Storage exception: XXXX (file storage failed; retry later)',
   cursor_expired: 'Cursor XXXX is older than the retained changes; resynchronise',
+  invalid_rows: 'Invalid rows in CSV: N (with `errors`: each refused row, its field and why)',
 };
 
 const integerHeader = (description: string): Schema => ({ description, schema: { type: 'integer', minimum: 0 } });

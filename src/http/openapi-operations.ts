@@ -39,6 +39,10 @@ export interface OperationSpec {
   /** A whole success response instead of the envelope (downloads, the service's own paths). */
   readonly raw?: Schema;
   readonly paginated?: boolean;
+  /** The list answers `Accept: text/csv` too (spec §14.4). */
+  readonly csv?: boolean;
+  /** Further success responses, by status (a CSV import's dry run). */
+  readonly more?: Readonly<Record<string, Schema>>;
   readonly errors: Readonly<Record<number, readonly ErrorCode[]>>;
 }
 
@@ -65,6 +69,27 @@ const NEED_TEXT: Readonly<Record<Need, string>> = {
 const NOT_MODIFIED: Schema = { description: 'Not modified: the answer would carry the `ETag` sent in `If-None-Match`. No body.',
   headers: { ...rateLimitHeaders(), ETag: headerRef('ETag') } };
 
+/** A CSV import's body and its dry run's answer (spec §14.4). */
+const CSV_IMPORT: Schema = { schema: {
+  type: 'string',
+  description: 'A header row naming any of the export\'s columns (read-only and embed columns are ignored), then one record per row. '
+    + 'One bad row refuses the file (400 `invalid_rows`, each bad row listed). `X-Dry-Run: true` checks the rows and writes nothing.',
+} };
+const DRY_RUN: Schema = {
+  description: '`X-Dry-Run: true`: every row would be created; nothing was written.',
+  headers: { ...rateLimitHeaders() },
+  content: { 'application/json': { schema: envelope({ type: 'object', required: ['records_valid'], additionalProperties: false,
+    properties: { records_valid: { type: 'integer', minimum: 0 } } }, false) } },
+};
+
+/** A list asked with `Accept: text/csv` (spec §14.4). */
+const CSV: Schema = { schema: {
+  type: 'string',
+  description: 'Every matching record, no paging (RFC 4180, a header row): the record\'s own fields without JSON fields, `data.<key>` '
+    + 'for each key of `data` in the result (sorted), `<embed>.name` of an embedded company and `<embed>.description` of the other '
+    + 'embeds. Nulls are empty cells; a cell starting with `=`, `+`, `-`, `@`, tab, CR or `\'` gets a leading `\'`.',
+} };
+
 export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'): Schema {
   const access = spec.need ? `Basic mode (certificate alone) may always call this; in a session it needs ${NEED_TEXT[spec.need]}.` : '';
   const description = [spec.description, access].filter((d) => d).join('\n\n');
@@ -83,9 +108,13 @@ export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'):
       [String(spec.status ?? 200)]: spec.raw ?? {
         description: spec.summary,
         headers: { ...rateLimitHeaders(), ...(conditional ? { ETag: headerRef('ETag') } : {}) },
-        content: { 'application/json': { schema: envelope(spec.response ?? {}, spec.paginated ?? false) } },
+        content: {
+          'application/json': { schema: envelope(spec.response ?? {}, spec.paginated ?? false) },
+          ...(spec.csv ? { 'text/csv': CSV } : {}),
+        },
       },
       ...(conditional ? { 304: NOT_MODIFIED } : {}),
+      ...spec.more,
       ...ctx.errors.responses(spec.errors),
     },
   };
@@ -153,7 +182,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
   const unique = (def.unique?.length ?? 0) > 0;
   const need = (v: Verb) => e.access[v] ?? 'admin';
   const list = (filtered: boolean): OperationSpec => ({
-    id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, response: records,
+    id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, csv: true, response: records,
     summary: filtered ? `List the ${def.name} records matching the filters` : `List ${def.name} records`,
     description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
     parameters: [{ $ref: '#/components/parameters/ResultOrder' }],
@@ -168,15 +197,18 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
     filtered.get = list(true);
   }
   if (has('PUT')) {
+    const json = jsonBody({ oneOf: [ref(`${name}Create`), { type: 'array', minItems: 1, maxItems: ctx.limits.maxBatch, items: ref(`${name}Create`) }] },
+      'The fields of the new record(s).');
     plain.put = {
       id: `create${name}`, tag: def.name, need: need('PUT'), status: 201, response: CREATED,
       summary: `Create ${def.name} records`,
       description: `One object, or an array of up to ${ctx.limits.maxBatch} objects; all are created or none (spec §6). `
-        + 'Filters are refused (400 `invalid_filter`).',
-      body: jsonBody({ oneOf: [ref(`${name}Create`), { type: 'array', minItems: 1, maxItems: ctx.limits.maxBatch, items: ref(`${name}Create`) }] },
-        'The fields of the new record(s).'),
-      errors: errorsOf({ bad: ['invalid_filter', 'invalid_field', 'invalid_value', 'malformed_json', 'too_many'], need: need('PUT'),
-        conflict: unique, body: true }),
+        + 'Filters are refused (400 `invalid_filter`).'
+        + (e.csvImport ? ' With `Content-Type: text/csv`, a CSV import (spec §14.4): one record per row, no limit on their number.' : ''),
+      body: e.csvImport ? { ...json, content: { ...(json.content as Schema), 'text/csv': CSV_IMPORT } } : json,
+      ...(e.csvImport ? { more: { 200: DRY_RUN } } : {}),
+      errors: errorsOf({ bad: ['invalid_filter', 'invalid_field', 'invalid_value', 'malformed_json', 'too_many',
+        ...(e.csvImport ? ['invalid_rows' as const] : [])], need: need('PUT'), conflict: unique, body: true }),
     };
     ctx.schemas[`${name}Create`] = bodySchema(def, 'create', ctx.limits);
   }

@@ -48,7 +48,11 @@ const BASE_SCHEMAS: Readonly<Record<string, Schema>> = {
   Error: {
     ...strict({
       request: ref('Request'),
-      response: strict({ error: { type: 'string', description: 'The message.' }, code: { type: 'string' } }),
+      response: strict({
+        error: { type: 'string', description: 'The message.' }, code: { type: 'string' },
+        errors: { type: 'array', description: 'With `invalid_rows` only: each refused row of a CSV import (the first 1,000).',
+          items: strict({ row: { type: 'integer', minimum: 0 }, field: { type: ['string', 'null'] }, error: { type: 'string' } }) },
+      }, ['error', 'code']),
     }, ['response']),
     description: 'A refusal (spec §5.2). `request` is missing only when the HTTP parser refused the request before it was read.',
   },

@@ -46,6 +46,8 @@ export interface ApiDeps {
   readonly limits: Limits;
   readonly baseUrl: string;
   readonly bodyMaxBytes: number;
+  /** Largest CSV import (spec §14.4). */
+  readonly importMaxBytes: number;
   readonly proxy: ProxySettings | null;
   readonly impersonation: Impersonation;
   readonly blobs: BlobStore | null;
@@ -58,6 +60,15 @@ export interface ApiResult {
   readonly headers: Readonly<Record<string, string>>;
   /** The JSON envelope, or a file's bytes (download). */
   readonly body: string | Readable;
+}
+
+/** The request's own Content-Type names text/csv (read from the raw headers: the server replaces the parsed one). */
+function isCsv(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'content-type') return raw[i + 1]!.split(';')[0]!.trim().toLowerCase() === 'text/csv';
+  }
+  return false;
 }
 
 const allowed = (e: Endpoint) => VERBS.filter((v) => e.handlers[v as Verb]).flatMap((v) => (v === 'GET' ? ['GET', 'HEAD'] : [v]));
@@ -99,8 +110,10 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       if (principal.session) noteCaller(req, { userId: principal.session.userId });
     }
     deps.impersonation.authorize(endpoint, verb, principal);
+    // A PUT of text/csv is an import (spec §14.4), with a limit of its own; any other body is JSON whatever its type.
+    const csv = verb === 'PUT' && isCsv(req);
     const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')
-      ? await readBody(req, req.headers['content-length'], deps.bodyMaxBytes) : Buffer.alloc(0);
+      ? await readBody(req, req.headers['content-length'], csv ? deps.importMaxBytes : deps.bodyMaxBytes) : Buffer.alloc(0);
     const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');
     let parsed: { value: JsonValue | undefined } | null = null;
     const call: Call = {
@@ -108,9 +121,11 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
         database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
         principal, ip, blobs: deps.blobs,
       },
-      verb, segments: path.segments, orderHeader, stream: req,
+      verb, segments: path.segments, orderHeader, accept: req.headers.accept, stream: req,
       contentLength: req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']),
       json: () => (parsed ??= { value: parseBody(raw) }).value,
+      csv: csv ? raw.toString('utf8') : undefined,
+      dryRun: req.headersDistinct['x-dry-run']?.[0]?.toLowerCase() === 'true',
     };
     const reply = await handler(call);
     if (reply.file) return { status: 200, headers: { ...limits, ...reply.file.headers }, body: reply.file.stream };

@@ -83,7 +83,7 @@ export function changesEndpoint(res: Resource): Endpoint {
         const through = await prunedThrough(c.ctx.database);
         if (through > 0 && cursor.n < through) throw cursorExpired(cursor.text);
       }
-      return listReply(c.ctx, def, query);
+      return listReply(c, def, query);
     },
   });
 }

@@ -8,8 +8,8 @@ import { type DbKind, type Service, startService } from '../support/harness.ts';
 import { formatDate, formatDatetime } from '../../src/model/dates.ts';
 
 /** A fresh service whose clock stands still on a whole second (certificates stay valid: it is real time). */
-export async function start(kind: DbKind): Promise<Service> {
-  const svc = await startService(kind);
+export async function start(kind: DbKind, options: Parameters<typeof startService>[1] = {}): Promise<Service> {
+  const svc = await startService(kind, options);
   svc.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
   return svc;
 }

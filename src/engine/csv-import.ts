@@ -1,0 +1,154 @@
+// CSV import (spec §14.4): PUT with `Content-Type: text/csv` creates one record per
+// data row, in one transaction, with no 1,000-record limit. The header row names
+// any of the export's columns; read-only and embed columns are taken and ignored,
+// a leading `'` the export's formula guard added is removed. Every row is checked
+// as a JSON PUT of it would be, against the store and the rows before it; one bad
+// row (a duplicate unique value included) refuses the file with every bad row
+// listed, and nothing is written. `X-Dry-Run: true` checks and writes nothing.
+import { ApiError, invalidField, invalidRows, type RowError } from '../errors.ts';
+import { JsonNumber, JsonObject, type JsonValue, parseJson } from '../model/json.ts';
+import type { FieldDef, ResourceDef } from '../model/types.ts';
+import type { Ctx } from './context.ts';
+import { csvColumns } from './csv.ts';
+import type { Resource } from './resource.ts';
+import { inWriteTx, NewRecords, readBody } from './write.ts';
+
+/** RFC 4180 rows (CRLF or LF between them; a leading BOM dropped), or the number of the row left open by a quote. */
+export function readCsv(text: string): string[][] | { unterminated: number } {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const end = () => { row.push(cell); rows.push(row); row = []; cell = ''; };
+  for (; at < text.length; at++) {
+    const c = text[at]!;
+    if (quoted) {
+      if (c !== '"') cell += c;
+      else if (text[at + 1] === '"') { cell += '"'; at++; } else quoted = false;
+    } else if (c === '"' && cell === '') quoted = true;
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n') end();
+    else if (c === '\r' && text[at + 1] === '\n') { end(); at++; } else cell += c;
+  }
+  if (quoted) return { unterminated: rows.length };
+  if (cell !== '' || row.length > 0) end();
+  return rows;
+}
+
+/** What the export's formula guard added: a `'` before `=`, `+`, `-`, `@`, tab, CR or `'`. */
+const unguard = (cell: string) => (/^'[=+\-@\t\r']/.test(cell) ? cell.slice(1) : cell);
+
+/** The types declared for the endpoint's `data` keys in the caller's company (`data.custom_fields`, spec §7.17). */
+async function declaredTypes(ctx: Ctx, def: ResourceDef): Promise<Map<string, string>> {
+  const company = await ctx.database.db.selectFrom('companies').select('data').where('id', '=', ctx.principal.companyId).executeTakeFirst();
+  const data = company?.data ? parseJson(company.data) : null;
+  const fields = data instanceof JsonObject ? data.entries.get('custom_fields') : undefined;
+  const mine = fields instanceof JsonObject ? fields.entries.get(def.name) : undefined;
+  const out = new Map<string, string>();
+  if (!(mine instanceof JsonObject)) return out;
+  for (const [key, spec] of mine.entries) {
+    const type = spec instanceof JsonObject ? spec.entries.get('type') : undefined;
+    if (typeof type === 'string') out.set(key, type);
+  }
+  return out;
+}
+
+const INTEGER = /^-?\d+$/;
+
+/** A cell as the JSON value a field of this type takes: numbers for integers and flags, text otherwise. */
+function fieldValue(f: FieldDef, cell: string): JsonValue {
+  if (cell === '') return f.nullable ? null : '';
+  return (f.type === 'int' || f.type === 'bool') && INTEGER.test(cell) ? new JsonNumber(cell) : cell;
+}
+
+/** A `data` cell: text, or the declared type's value (integers, flags) when it reads as one. */
+function dataValue(type: string | undefined, cell: string): JsonValue {
+  if (type === 'int' && INTEGER.test(cell)) return new JsonNumber(cell);
+  if (type === 'bool' && (cell === 'true' || cell === 'false')) return cell === 'true';
+  return cell;
+}
+
+type Reader = (body: JsonObject, cells: readonly string[]) => void;
+
+/** How each header column fills a record's body (columns it ignores fill nothing). */
+function columnReaders(ctx: Ctx, def: ResourceDef, header: readonly string[], types: Map<string, string>): Reader[] {
+  const known = new Set(csvColumns(ctx, def).map((c) => c.name));
+  const seen = new Set<string>();
+  return header.map((name, i): Reader => {
+    if (seen.has(name)) throw invalidField(name);
+    seen.add(name);
+    if (name.startsWith('data.') && def.fields.some((f) => f.name === 'data' && f.type === 'json')) {
+      const key = name.slice('data.'.length);
+      return (body, cells) => {
+        const cell = unguard(cells[i]!);
+        if (cell === '') return;
+        let data = body.entries.get('data');
+        if (!(data instanceof JsonObject)) body.entries.set('data', (data = new JsonObject()));
+        data.entries.set(key, dataValue(types.get(key), cell));
+      };
+    }
+    if (!known.has(name)) throw invalidField(name);
+    const f = def.fields.find((d) => d.name === name);
+    // Read-only fields (id, modified …), computed ones and embeds: taken, ignored.
+    if (!f || f.computed || (f.writable !== 'create' && f.writable !== 'always')) return () => {};
+    return (body, cells) => body.entries.set(f.name, fieldValue(f, unguard(cells[i]!)));
+  });
+}
+
+/** The field a refusal names (`… invalid value for X`, `… invalid field X`, `<endpoint> X "…" is already in use`), if any. */
+const fieldOf = (e: ApiError, def: ResourceDef) =>
+  /invalid (?:value for|field) (\S+)$/.exec(e.message)?.[1] ?? new RegExp(`^Data Error: ${def.name} (\\S+) .* is already in use$`).exec(e.message)?.[1] ?? null;
+
+/** Creates a record per data row, or (dry run) only checks them; refuses the whole file when any row is bad. */
+export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean): Promise<{ ids: number[] } | { valid: number }> {
+  const { def } = res;
+  const rows = readCsv(text);
+  if (!Array.isArray(rows)) throw invalidRows(1, [{ row: rows.unterminated, field: null, error: 'A quoted cell is never closed' }]);
+  const [header, ...data] = rows;
+  if (!header) throw invalidRows(1, [{ row: 0, field: null, error: 'No header row' }]);
+  const readers = columnReaders(ctx, def, header, await declaredTypes(ctx, def));
+  const errors: RowError[] = [];
+  const bodies: { row: number; values: ReturnType<typeof readBody> }[] = [];
+  data.forEach((cells, i) => {
+    const row = i + 1;
+    if (cells.length !== header.length) {
+      errors.push({ row, field: null, error: `${cells.length} cells where the header has ${header.length}` });
+      return;
+    }
+    const body = new JsonObject();
+    for (const read of readers) read(body, cells);
+    try {
+      bodies.push({ row, values: readBody(ctx, res, body, 'create') });
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      errors.push({ row, field: fieldOf(e, def), error: e.message });
+    }
+  });
+  const outcome = await inWriteTx(ctx, async (tx) => {
+    // (A transaction tried again starts from the rows' own refusals.)
+    const refused = [...errors];
+    const batch = new NewRecords(tx, res);
+    for (const { row, values } of bodies) {
+      try {
+        await batch.check(values);
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        refused.push({ row, field: fieldOf(e, def), error: e.message });
+      }
+    }
+    refused.sort((a, b) => a.row - b.row);
+    // Thrown inside the transaction, so that nothing a check wrote stays.
+    if (refused.length > 0) throw invalidRows(refused.length, refused);
+    if (dryRun) throw new DryRun(batch.count);
+    return { ids: await batch.insert() };
+  }).catch((e: unknown) => {
+    if (e instanceof DryRun) return { valid: e.valid };
+    throw e;
+  });
+  return outcome;
+}
+
+/** Ends a dry run's transaction without writing. */
+class DryRun extends Error {
+  constructor(readonly valid: number) { super('dry run'); }
+}
