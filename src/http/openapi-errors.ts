@@ -47,7 +47,8 @@ const RATE_LIMIT_HEADERS: Record<string, Schema> = {
 
 export const HEADER_COMPONENTS: Record<string, Schema> = {
   ...RATE_LIMIT_HEADERS,
-  ETag: { ...textHeader('`W/"<hash>"`: a hash of the answer\'s `response` and `pagination` members (spec §14.2).'), required: true },
+  // Not on a CSV answer (spec §14.4), which has neither member.
+  ETag: textHeader('`W/"<hash>"`: a hash of the answer\'s `response` and `pagination` members (spec §14.2); on every JSON answer.'),
   // Only on 429, which always sends it.
   'Retry-After': { ...integerHeader('Seconds to wait before trying again.'), required: true },
 };
