@@ -96,8 +96,10 @@ function columnReaders(ctx: Ctx, def: ResourceDef, header: readonly string[], ty
 }
 
 /** The field a refusal names (`… invalid value for X`, `… invalid field X`, `<endpoint> X "…" is already in use`), if any. */
-const fieldOf = (e: ApiError, def: ResourceDef) =>
-  /invalid (?:value for|field) (\S+)$/.exec(e.message)?.[1] ?? new RegExp(`^Data Error: ${def.name} (\\S+) .* is already in use$`).exec(e.message)?.[1] ?? null;
+function fieldOf(e: ApiError, def: ResourceDef): string | null {
+  const named = /invalid (?:value for|field) (\S+)$/.exec(e.message) ?? new RegExp(`^Data Error: ${def.name} (\\S+) .* is already in use$`).exec(e.message);
+  return named?.[1] ?? null;
+}
 
 /** Creates a record per data row, or (dry run) only checks them; refuses the whole file when any row is bad. */
 export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean): Promise<{ ids: number[] } | { valid: number }> {
