@@ -13,7 +13,7 @@ import type { Endpoint } from './engine/endpoint.ts';
 import { clientErrorHandler, connectHandler, http1Only, type UnroutedAnswer } from './http/client-error.ts';
 import { type ConnectionCounts, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeouts } from './http/connections.ts';
 import { answerEarly, continueOnRead } from './http/early-answer.ts';
-import { type ApiResult, handleApi, type Impersonation, PATH_VERSION } from './http/pipeline.ts';
+import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
 import { observeRequests } from './http/observe.ts';
 import { watchConnections } from './metrics.ts';
 import { openApiDocument } from './http/openapi.ts';
@@ -111,7 +111,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     fastify.log.warn({ listener, ...counts }, 'connections closed by the connection limits so far');
   watchConnections('https', guardConnections(fastify.server, connections, null, report('https')), fastify.server);
   // Behind a proxy every request comes from its address: the proxies have no cap of their own.
-  if (plain && o.proxy) watchConnections('http', guardConnections(plain, connections, trustOf(o.proxy.trusted), report('http')), plain);
+  const trusted = o.proxy ? trustOf(o.proxy.trusted) : null;
+  if (plain && trusted) watchConnections('http', guardConnections(plain, connections, trusted, report('http')), plain);
 
   const registry = createRegistry();
   const blobs = o.blobs ?? new BlobStore(join(tmpdir(), `asset-tracker-files-${process.pid}`));
@@ -124,7 +125,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const deps = {
     database: o.database, registry, endpoints, clock: o.clock, limits: { ...DEFAULT_LIMITS, ...o.limits },
     baseUrl: o.baseUrl, bodyMaxBytes: o.bodyMaxBytes ?? 1024 * 1024, importMaxBytes: o.importMaxBytes ?? 100 * 1024 * 1024,
-    proxy: o.proxy ? { trusted: trustOf(o.proxy.trusted), header: o.proxy.header.toLowerCase() } : null,
+    proxy: o.proxy && trusted ? { trusted, header: o.proxy.header.toLowerCase() } : null,
     impersonation,
     blobs,
     rateLimiter: o.rateLimiter ?? null,
@@ -150,7 +151,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
   // (Also where there was none: Fastify refuses a body method without one, QUERY, with a body of its own.)
-  observeRequests(fastify, new Set(endpoints.keys()), PATH_VERSION);
+  observeRequests(fastify);
   fastify.addHook('onRequest', (req, _reply, done) => {
     req.headers['content-type'] = 'application/octet-stream';
     done();

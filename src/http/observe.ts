@@ -6,10 +6,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { httpDuration, httpInFlight, httpRequests } from '../metrics.ts';
-import { splitPath } from './path.ts';
 
-/** Who called, as far as the pipeline got: the presented certificate, the client's address, the session's user. */
-interface Caller { fingerprint?: string | null; ip?: string | null; userId?: number }
+/**
+ * Who called, as far as the pipeline got: the endpoint named (one of the API's, so
+ * the label set stays bounded), the presented certificate, the client's address,
+ * the session's user.
+ */
+interface Caller { endpoint?: string; fingerprint?: string | null; ip?: string | null; userId?: number }
 const callers = new WeakMap<IncomingMessage, Caller>();
 
 /** The pipeline's note of who is calling (for the request's log line). */
@@ -24,18 +27,10 @@ const VERBS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH
 /** Routes of the service itself (the rest is the API's, named by endpoint). */
 const ROUTES: Readonly<Record<string, string>> = { '/healthz': 'healthz', '/readyz': 'readyz', '/openapi.json': 'openapi' };
 
-/**
- * The endpoint's name for labels: one of the API's endpoints, one of the service's
- * own routes, or "unknown" — never the path, so the label set stays bounded.
- */
-export function endpointLabel(route: string | undefined, url: string, endpoints: ReadonlySet<string>, version: string): string {
-  const own = route === undefined ? undefined : ROUTES[route];
-  if (own) return own;
-  const path = splitPath(url);
-  return path.version === version && endpoints.has(path.endpoint) ? path.endpoint : 'unknown';
-}
+/** Log levels that leave out the request line (info): nothing to build then. */
+const QUIET = new Set(['fatal', 'error', 'warn', 'silent']);
 
-export function observeRequests(fastify: FastifyInstance, endpoints: ReadonlySet<string>, version: string): void {
+export function observeRequests(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (req, reply, done) => {
     httpInFlight.inc();
     // 'close' comes however the response ends — finished, failed or cut off by the client.
@@ -45,13 +40,16 @@ export function observeRequests(fastify: FastifyInstance, endpoints: ReadonlySet
 
   function finished(req: FastifyRequest, reply: FastifyReply): void {
     httpInFlight.dec();
-    const endpoint = endpointLabel(req.routeOptions.url, req.url, endpoints, version);
+    const caller = callers.get(req.raw);
+    const route = req.routeOptions.url;
+    // Label values are never the path: a route of the service, an endpoint of the API, or "unknown".
+    const endpoint = (route === undefined ? undefined : ROUTES[route]) ?? caller?.endpoint ?? 'unknown';
     const verb = VERBS.has(req.method) ? req.method : 'OTHER';
     const status = reply.raw.statusCode;
     const ms = reply.elapsedTime;
     httpRequests.inc({ endpoint, verb, status });
     httpDuration.observe({ endpoint, verb, status }, ms / 1000);
-    const caller = callers.get(req.raw);
+    if (QUIET.has(req.log.level)) return;
     req.log.info({
       endpoint, verb, url: req.url, status, ms: Math.round(ms * 10) / 10,
       cert: caller?.fingerprint?.slice(0, FINGERPRINT_PREFIX) ?? null, user: caller?.userId ?? null, ip: caller?.ip ?? req.ip,

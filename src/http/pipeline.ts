@@ -62,14 +62,8 @@ export interface ApiResult {
   readonly body: string | Readable;
 }
 
-/** The request's own Content-Type names text/csv (read from the raw headers: the server replaces the parsed one). */
-function isCsv(req: IncomingMessage): boolean {
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'content-type') return raw[i + 1]!.split(';')[0]!.trim().toLowerCase() === 'text/csv';
-  }
-  return false;
-}
+/** The request's own Content-Type is text/csv (headersDistinct is read from the raw headers, which the server leaves alone). */
+const isCsv = (req: IncomingMessage) => req.headersDistinct['content-type']?.[0]?.split(';')[0]?.trim().toLowerCase() === 'text/csv';
 
 const allowed = (e: Endpoint) => VERBS.filter((v) => e.handlers[v as Verb]).flatMap((v) => (v === 'GET' ? ['GET', 'HEAD'] : [v]));
 
@@ -85,7 +79,8 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
   let limits: Record<string, string> = {};
   try {
     const { identity, ip } = presented(req, deps.proxy);
-    noteCaller(req, { fingerprint: identity?.fingerprint ?? null, ip });
+    const named = path.version === PATH_VERSION && deps.endpoints.has(path.endpoint) ? path.endpoint : undefined;
+    noteCaller(req, { endpoint: named, fingerprint: identity?.fingerprint ?? null, ip });
     // Before any database work, so that a flood costs little. Sessions count against their certificate.
     if (deps.rateLimiter) {
       const { policy } = deps.rateLimiter;
@@ -111,7 +106,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     }
     deps.impersonation.authorize(endpoint, verb, principal);
     // A PUT of text/csv is an import (spec §14.4), with a limit of its own; any other body is JSON whatever its type.
-    const csv = verb === 'PUT' && isCsv(req);
+    const csv = verb === 'PUT' && endpoint.csvImport === true && isCsv(req);
     const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')
       ? await readBody(req, req.headers['content-length'], csv ? deps.importMaxBytes : deps.bodyMaxBytes) : Buffer.alloc(0);
     const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');

@@ -53,6 +53,8 @@ for (const kind of DB_KINDS) {
       assert.equal(r.headers.etag, tag);
       const head = await api.request('HEAD', `/3.0/locations/id=${id}`);
       assert.equal(head.headers.etag, tag);
+      const headAgain = await api.request('HEAD', `/3.0/locations/id=${id}`, { headers: { 'if-none-match': tag } });
+      assert.deepEqual([headAgain.status, headAgain.headers.etag], [304, tag]);
     });
 
     it('a change to a listed record, or to the total, changes the tag', async () => {
@@ -64,6 +66,13 @@ for (const kind of DB_KINDS) {
       assert.equal(r.status, 200);
       await create(api, 'locations', { description: 'one more' });
       assert.notEqual(await tagOf('/3.0/locations/page=2'), changed);
+    });
+
+    it('a CSV answer carries no tag, and If-None-Match does not turn it into a 304', async () => {
+      const csv = await api.get('/3.0/locations', { headers: { accept: 'text/csv', 'if-none-match': '*' } });
+      assert.equal(csv.status, 200);
+      assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
+      assert.equal(csv.headers.etag, undefined);
     });
 
     it('writes and refusals carry no tag, and If-None-Match changes nothing about them', async () => {

@@ -139,14 +139,20 @@ for (const kind of DB_KINDS) {
       assert.deepEqual([made.asset_no, made.description, made.company_id], ['OK-1', '=2+2', top]);
     });
 
-    it('a file over IMPORT_MAX_BYTES is refused with 413', async () => {
-      const small = await start(kind, { importMaxBytes: 1000 });
+    it('a file over IMPORT_MAX_BYTES is refused with 413; where PUT takes no CSV, the JSON limit holds', async () => {
+      const small = await start(kind, { importMaxBytes: 1000, bodyMaxBytes: 500 });
       try {
         const client = (await small.certificate(await small.company('Small'))).client;
         const big = `asset_no\r\n${Array.from({ length: 200 }, (_, i) => `BIG-${i}`).join('\r\n')}`;
         const r = await client.put('/3.0/assets', big, { headers: { 'content-type': 'text/csv' } });
         assert.equal(r.status, 413);
         assert.equal(r.body.response.error, 'Request body exceeds 1000 bytes');
+        const fits = `asset_no\r\n${Array.from({ length: 80 }, (_, i) => `FIT-${i}`).join('\r\n')}`;
+        assert.ok(fits.length > 500 && fits.length < 1000);
+        assert.equal((await client.put('/3.0/assets', fits, { headers: { 'content-type': 'text/csv' } })).status, 201);
+        const note = await client.put('/3.0/auditlog', fits, { headers: { 'content-type': 'text/csv' } });
+        assert.equal(note.status, 413);
+        assert.equal(note.body.response.error, 'Request body exceeds 500 bytes');
       } finally {
         await stop(small);
       }

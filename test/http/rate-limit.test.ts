@@ -61,6 +61,16 @@ for (const kind of DB_KINDS) {
       await spend(client, BURST);
     });
 
+    it('a 304 (If-None-Match) counts and says what is left like any answer', async () => {
+      const { client } = await svc.certificate(company);
+      const first = await client.get('/3.0/endpoints');
+      expectLimits(first, BURST - 1, 1);
+      const again = await client.get('/3.0/endpoints', { headers: { 'if-none-match': String(first.headers.etag) } });
+      assert.equal(again.status, 304);
+      expectLimits(again, BURST - 2, 1);
+      svc.clock.advance(2000);
+    });
+
     it('every certificate has a bucket of its own', async () => {
       const first = await svc.certificate(company);
       const second = await svc.certificate(company);
