@@ -46,8 +46,19 @@ const isFieldByte = (b: number) =>
 // A leading U+FEFF is part of the value, not a byte-order mark to drop.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A segment of ASCII without a percent-escape: each character is its own byte (the common case, read directly). */
+const PLAIN = /^([A-Za-z0-9_$.]+)([=><!~+-])(=?)([\x01-\x24\x26-\x7f]*)$/;
+
 /** Splits one raw segment into field, operator and value, or throws `invalid_filter`. */
 export function parseSegment(raw: string): FilterSegment {
+  const plain = PLAIN.exec(raw);
+  if (plain) {
+    const [, field, first, equals, rest] = plain as unknown as [string, string, Operator, string, string];
+    const aliased = equals !== '' && ALIASED.has(first.charCodeAt(0));
+    const op = aliased ? TWO_CHARACTER[first] ?? first : first;
+    const value = `${aliased ? '' : equals}${rest}`.replaceAll('+', ' ');
+    return { raw, field, op, value: value === '<NULL>' ? null : value };
+  }
   const u = units(raw);
   if (!u) throw invalidFilter(raw);
   let i = 0;
