@@ -1,5 +1,5 @@
 // The bare W2 server's response, written by hand: the service's envelope and its
-// asset records (own fields, embeds, files) in the service's member order, one
+// asset records (own fields, embeds, files, version) in the service's member order, one
 // JSON.stringify per value and stored JSON text inserted as it is.
 import type { BareRow } from './bare-driver.ts';
 import { ASSET_COLUMNS, EMBEDS, FILE_COLUMNS, JSON_COLUMNS } from './bare-sql.ts';
@@ -48,7 +48,7 @@ export function filesByAsset(rows: readonly BareRow[], baseUrl: string): Map<num
 export function assetJson(row: BareRow, files: ReadonlyMap<number, readonly string[]>): string {
   let out = objectJson(row, 0, OWN).slice(0, -1);
   for (const e of EMBED_PARTS) out += `,${e.key}${row[e.via] === null ? e.none : objectJson(row, e.start, e.list)}`;
-  return `${out},"files":[${(files.get(Number(row[0])) ?? []).join(',')}]}`;
+  return `${out},"files":[${(files.get(Number(row[0])) ?? []).join(',')}],"version":${String(row[row.length - 1])}}`;
 }
 
 export function listBody(url: string, total: number, pageSize: number, records: readonly string[]): string {

@@ -26,22 +26,23 @@ export interface Embed {
   readonly nullsWhenNone: boolean;
 }
 
-const PLACE = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified'];
+const PLACE = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified', 'version'];
 export const EMBEDS: readonly Embed[] = [
   { name: 'company', table: 'companies', alias: 'c', via: 'company_id', nullsWhenNone: false,
-    columns: ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified'] },
+    columns: ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified', 'version'] },
   { name: 'location', table: 'locations', alias: 'l', via: 'location_id', nullsWhenNone: false, columns: PLACE },
   { name: 'department', table: 'departments', alias: 'd', via: 'department_id', nullsWhenNone: false, columns: PLACE },
   { name: 'externaltype', table: 'externaltypes', alias: 'x', via: 'external_type_id', nullsWhenNone: true,
-    columns: ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified'] },
+    columns: ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified', 'version'] },
 ];
 
 /** A file record's members; `upload_endpoint` is BASE_URL + '/3.0/upload/' + the stored `token`. */
 export const FILE_COLUMNS = ['id', 'upload_uuid', 'upload_endpoint', 'filedate', 'description', 'filename', 'asset_id', 'company_id', 'data',
-  'mimetype', 'size', 'modified'] as const;
+  'mimetype', 'size', 'modified', 'version'] as const;
 
 const overdue = 'a.next_check < :before';
-const selectList = [...ASSET_COLUMNS.map((c) => `a.${c}`), ...EMBEDS.flatMap((e) => e.columns.map((c) => `${e.alias}.${c}`))].join(', ');
+// The asset's version comes last, after its embeds, as the service writes it.
+const selectList = [...ASSET_COLUMNS.map((c) => `a.${c}`), ...EMBEDS.flatMap((e) => e.columns.map((c) => `${e.alias}.${c}`)), 'a.version'].join(', ');
 const joins = EMBEDS.map((e) => `LEFT JOIN ${e.table} ${e.alias} ON ${e.alias}.id = a.${e.via}`).join('\n  ');
 
 /** Each statement by name; `files` takes the page's asset ids as one JSON array text (:ids). */
@@ -60,5 +61,5 @@ export const BARE_SQL = {
     const list = FILE_COLUMNS.map((c) => (c === 'upload_endpoint' ? 'f.token' : `f.${c}`)).join(', ');
     return `SELECT ${list} FROM files f WHERE f.asset_id IN (${ids}) ORDER BY f.id`;
   },
-  update: 'UPDATE assets SET status = :status, modified = :modified WHERE id BETWEEN :first AND :last',
+  update: 'UPDATE assets SET status = :status, modified = :modified, version = version + 1 WHERE id BETWEEN :first AND :last',
 } as const;

@@ -48,6 +48,8 @@ export interface AppOptions {
   readonly tlsCiphers?: string;
   /** Requests per certificate (spec §10); none when absent. The caller closes it. */
   readonly rateLimiter?: RateLimiter | null;
+  /** How long a request waits for another still running with its Idempotency-Key (default 5 s) before 409. */
+  readonly idempotencyWaitMs?: number;
 }
 
 export interface App {
@@ -129,6 +131,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     impersonation,
     blobs,
     rateLimiter: o.rateLimiter ?? null,
+    idempotencyWaitMs: o.idempotencyWaitMs ?? 5000,
   };
 
   function unrouted(req: http.IncomingMessage): Promise<ApiResult> {

@@ -5,7 +5,8 @@ export type ErrorCode =
   | 'invalid_filter' | 'filter_required' | 'invalid_field' | 'invalid_value' | 'malformed_json'
   | 'malformed_order' | 'no_access' | 'bad_session' | 'bad_login' | 'forbidden' | 'no_endpoint'
   | 'no_version' | 'not_found' | 'method_not_allowed' | 'data_error' | 'no_session' | 'too_many'
-  | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage' | 'cursor_expired' | 'invalid_rows';
+  | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage' | 'cursor_expired' | 'invalid_rows'
+  | 'precondition_failed' | 'idempotency_mismatch' | 'idempotency_in_flight';
 
 export class ApiError extends Error {
   constructor(
@@ -50,6 +51,11 @@ export const rateLimited = (message: string, retryAfter: number, headers: Record
   new ApiError(429, 'rate_limited', message, { 'retry-after': String(retryAfter), ...headers });
 export const cursorExpired = (value: string) =>
   new ApiError(410, 'cursor_expired', `Cursor ${value} is older than the retained changes; resynchronise`);
+export const preconditionFailed = (sent: string) => new ApiError(412, 'precondition_failed', `Record changed since version ${sent}`);
+export const idempotencyMismatch = (key: string) =>
+  new ApiError(422, 'idempotency_mismatch', `Idempotency-Key ${key} was used for another request`);
+export const idempotencyInFlight = (key: string) =>
+  new ApiError(409, 'idempotency_in_flight', `A request with Idempotency-Key ${key} is still running`);
 /** One refused row of a CSV import: its number (data rows from 1), the field, and why. */
 export interface RowError { readonly row: number; readonly field: string | null; readonly error: string }
 /** Rows listed at most (the message counts them all). */

@@ -37,6 +37,8 @@ import * as rateLimits from './migrations/0006_rate_limits.ts';
 import * as throttleKeys from './migrations/0007_throttle_keys.ts';
 import * as webhooks from './migrations/0008_webhooks.ts';
 import * as changes from './migrations/0009_changes.ts';
+import * as versions from './migrations/0010_versions.ts';
+import * as idempotencyKeys from './migrations/0011_idempotency_keys.ts';
 
 export interface Migration {
   readonly name: string;
@@ -55,6 +57,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0007_throttle_keys', up: throttleKeys.up },
   { name: '0008_webhooks', up: webhooks.up },
   { name: '0009_changes', up: changes.up },
+  { name: '0010_versions', up: versions.up },
+  { name: '0011_idempotency_keys', up: idempotencyKeys.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -1,9 +1,10 @@
-import type { Database } from '../db/database.ts';
+import type { Database, Db } from '../db/database.ts';
 import type { SqlDialect } from '../db/dialect.ts';
 import type { Clock } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Catalog, ComputedContext, Level, Reference } from '../model/types.ts';
 import type { BlobStore } from '../storage/blobs.ts';
+import type { Reply } from './endpoint.ts';
 import { PARAMS } from './params.ts';
 import type { Resource } from './resource.ts';
 
@@ -46,6 +47,11 @@ export interface Ctx {
   readonly ip: string | null;
   /** Uploaded file content; null where no file can be touched (operator commands). */
   readonly blobs: BlobStore | null;
+  /**
+   * Keeps the request's reply in the write's transaction (a request with an
+   * Idempotency-Key, spec §14.1); writes that pass an `answer` to inWriteTx call it.
+   */
+  readonly seal?: (db: Db, reply: Reply) => Promise<void>;
 }
 
 /**

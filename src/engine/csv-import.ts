@@ -11,6 +11,7 @@ import type { FieldDef, ResourceDef } from '../model/types.ts';
 import type { Ctx } from './context.ts';
 import { csvColumns } from './csv.ts';
 import type { Resource } from './resource.ts';
+import type { Reply } from './endpoint.ts';
 import { inWriteTx, NewRecords, readBody } from './write.ts';
 
 /** RFC 4180 rows (CRLF or LF between them; a leading BOM dropped), or the number of the row left open by a quote. */
@@ -102,7 +103,8 @@ function fieldOf(e: ApiError, def: ResourceDef): string | null {
 }
 
 /** Creates a record per data row, or (dry run) only checks them; refuses the whole file when any row is bad. */
-export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean): Promise<{ ids: number[] } | { valid: number }> {
+export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean,
+  answer?: (ids: number[]) => Reply): Promise<{ ids: number[] } | { valid: number }> {
   const { def } = res;
   const rows = readCsv(text);
   if (!Array.isArray(rows)) throw invalidRows(1, [{ row: rows.unterminated, field: null, error: 'A quoted cell is never closed' }]);
@@ -143,7 +145,7 @@ export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: b
     if (refused.length > 0) throw invalidRows(refused.length, refused);
     if (dryRun) throw new DryRun(batch.count);
     return { ids: await batch.insert() };
-  }).catch((e: unknown) => {
+  }, answer && ((r) => answer(r.ids))).catch((e: unknown) => {
     if (e instanceof DryRun) return { valid: e.valid };
     throw e;
   });

@@ -8,11 +8,11 @@ import { bodyObjects } from './body.ts';
 import { csvExport, wantsCsv } from './csv.ts';
 import { importCsv } from './csv-import.ts';
 import type { Ctx } from './context.ts';
-import { listRecords } from './list.ts';
+import { listRecords, pageReply } from './list.ts';
 import { parseQuery, type Query } from './query.ts';
 import type { Resource } from './resource.ts';
-import { deleteRecords } from './remove.ts';
-import { updateRecords } from './update.ts';
+import { type DeleteResult, deleteRecords } from './remove.ts';
+import { type UpdateResult, updateRecords } from './update.ts';
 import { createRecords } from './write.ts';
 
 export interface Call {
@@ -29,6 +29,8 @@ export interface Call {
   readonly csv: string | undefined;
   /** `X-Dry-Run: true`: an import checks its rows and writes nothing. */
   readonly dryRun: boolean;
+  /** The If-Match header: a POST or DELETE applies only to records as the client saw them (spec §14.2). */
+  readonly ifMatch: string | undefined;
   /** The unread request body, for endpoints that stream it, and its declared length. */
   readonly stream: Readable;
   readonly contentLength: number | undefined;
@@ -64,6 +66,9 @@ export interface Endpoint {
 
 export const counts = (a: string, an: number, b: string, bn: number) => `{${JSON.stringify(a)}:${an},${JSON.stringify(b)}:${bn}}`;
 
+const updated = (r: UpdateResult): Reply => ({ response: counts('records_updated', r.updated, 'records_found', r.found) });
+const deleted = (r: DeleteResult): Reply => ({ response: counts('records_deleted', r.deleted, 'records_found', r.found) });
+
 /** The PUT reply: 201 with the new ids. */
 export const created = (ids: readonly number[]): Reply =>
   ({ status: 201, response: `{"records_inserted":${ids.length},"ids":[${ids.join(',')}]}` });
@@ -72,9 +77,7 @@ export const created = (ids: readonly number[]): Reply =>
 export async function listReply(c: Call, def: ResourceDef, q: Query): Promise<Reply> {
   const { ctx } = c;
   if (wantsCsv(c.accept)) return { response: '', file: { stream: await csvExport(ctx, def, q), headers: CSV_TYPE } };
-  const page = await listRecords(ctx, def, q);
-  const pages = Math.ceil(page.total / ctx.limits.pageSize);
-  return { response: `[${page.records.join(',')}]`, pagination: { total_pages: pages, total_records: page.total } };
+  return pageReply(await listRecords(ctx, def, q), ctx.limits.pageSize);
 }
 
 const CSV_TYPE = { 'content-type': 'text/csv; charset=utf-8' } as const;
@@ -87,18 +90,17 @@ export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, 
     async POST(c) {
       const q = query(c);
       const [body] = bodyObjects(c.json(), 'POST');
-      const r = await updateRecords(c.ctx, res, q, body!);
-      return { response: counts('records_updated', r.updated, 'records_found', r.found) };
+      return updated(await updateRecords(c.ctx, res, q, body!, c.ifMatch, updated));
     },
     async PUT(c) {
       query(c);
-      if (c.csv === undefined) return created(await createRecords(c.ctx, res, bodyObjects(c.json(), 'PUT')));
-      const r = await importCsv(c.ctx, res, c.csv, c.dryRun);
+      if (c.csv === undefined) return created(await createRecords(c.ctx, res, bodyObjects(c.json(), 'PUT'), created));
+      const r = await importCsv(c.ctx, res, c.csv, c.dryRun, created);
       return 'ids' in r ? created(r.ids) : { response: `{"records_valid":${r.valid}}` };
     },
     async DELETE(c) {
-      const r = await deleteRecords(c.ctx, res, query(c));
-      return { response: counts('records_deleted', r.deleted, 'records_found', r.found) };
+      const q = query(c);
+      return deleted(await deleteRecords(c.ctx, res, q, c.ifMatch, deleted));
     },
   };
   const handlers: Partial<Record<Verb, Handler>> = {};

@@ -6,9 +6,11 @@
 // The page size is part of the SQL text, not a parameter: SQLite sorts a known
 // small LIMIT in memory but prepares a full sorter for a bound one (10× slower).
 import { sql } from 'kysely';
-import { Param, type Values } from '../db/statements.ts';
+import { type Db, execute } from '../db/database.ts';
+import { Param, type Statement, type Values } from '../db/statements.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { type Ctx, type Shape, shapeOf } from './context.ts';
+import type { Pagination } from './endpoint.ts';
 import { requestValues } from './params.ts';
 import type { Query } from './query.ts';
 import { recordJson } from './record-json.ts';
@@ -23,16 +25,19 @@ export interface Page {
 
 const table = (def: ResourceDef) => sql.table(def.table);
 const OFFSET = new Param('offset');
+const AFTER = new Param('after');
 
 function countSql(s: Shape, def: ResourceDef, q: QueryShape) {
   return sql`SELECT COUNT(*) AS n FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
     WHERE ${whereClause(s, def, q.conditions)}`;
 }
 
-function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'], pageSize: number) {
+/** A page at OFFSET, or (`seek`, id order only) the next `pageSize` records after id AFTER: no skipped rows to walk. */
+function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'], pageSize: number, seek = false) {
+  const where = seek ? sql`${whereClause(s, def, q.conditions)} AND t.id > ${AFTER}` : whereClause(s, def, q.conditions);
   const ids = sql`SELECT t.id AS id FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions, order))}
-    WHERE ${whereClause(s, def, q.conditions)} ORDER BY ${orderClause(s, order)} LIMIT ${sql.lit(pageSize)} OFFSET ${OFFSET}`;
-  return sql`SELECT ${recordJson(s, def)} AS j FROM (${ids}) AS p JOIN ${table(def)} AS t ON t.id = p.id
+    WHERE ${where} ORDER BY ${orderClause(s, order)} LIMIT ${sql.lit(pageSize)} ${seek ? sql`` : sql`OFFSET ${OFFSET}`}`;
+  return sql`SELECT ${recordJson(s, def)} AS j, t.id AS id FROM (${ids}) AS p JOIN ${table(def)} AS t ON t.id = p.id
     ${joinClause(s, def, relationsOf([], order))} ORDER BY ${orderClause(s, order)}`;
 }
 
@@ -41,38 +46,53 @@ function oneSql(s: Shape, def: ResourceDef, q: QueryShape) {
     WHERE ${whereClause(s, def, q.conditions, 'probe')}`;
 }
 
-export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query): Promise<Page> {
+/** A page as a GET answers it: the `response` member and the pagination of the whole match. */
+export function pageReply(page: Page, pageSize: number): { readonly response: string; readonly pagination: Pagination } {
+  return { response: `[${page.records.join(',')}]`, pagination: { total_pages: Math.ceil(page.total / pageSize), total_records: page.total } };
+}
+
+/** Runs a read statement: outside any transaction by default, or on a transaction's connection. */
+export type Reader = <R>(statement: Statement, values: Values) => Promise<R[]>;
+
+/** Reads on a transaction's connection (what it has written included). */
+export const readerOf = (db: Db): Reader => async <R>(statement: Statement, values: Values) => (await execute<R>(db, statement, values)).rows;
+
+export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query, read: Reader = ctx.database.read): Promise<Page> {
   const s = shapeOf(ctx);
   const q = queryShape(query);
   const { pageSize } = ctx.limits;
   const values: Values = { ...requestValues(ctx), ...q.values, offset: (query.page - 1) * pageSize };
-  const { database } = ctx;
+  const { statements } = ctx.database;
   const prefix = `${s.level}|${def.name}|${q.where}`;
   if (byId(query)) {
-    const rows = await database.read<{ j: string }>(database.statements.get(`one|${prefix}`, () => oneSql(s, def, q)), values);
+    const rows = await read<{ j: string }>(statements.get(`one|${prefix}`, () => oneSql(s, def, q)), values);
     return { total: rows.length, records: query.page === 1 ? rows.map((r) => r.j) : [] };
   }
-  const [counted] = await database.read<{ n: number | string }>(database.statements.get(`count|${prefix}`, () => countSql(s, def, q)), values);
+  const [counted] = await read<{ n: number | string }>(statements.get(`count|${prefix}`, () => countSql(s, def, q)), values);
   const total = Number(counted?.n ?? 0);
   if ((query.page - 1) * pageSize >= total) return { total, records: [] };
-  const rows = await database.read<{ j: string }>(
-    database.statements.get(`page|${prefix}|${q.order}|${pageSize}`, () => pageSql(s, def, q, query.order, pageSize)), values);
+  const rows = await read<{ j: string }>(statements.get(`page|${prefix}|${q.order}|${pageSize}`, () => pageSql(s, def, q, query.order, pageSize)), values);
   return { total, records: rows.map((r) => r.j) };
 }
 
 /**
  * Every record the query matches, `batch` at a time, in the query's order (the CSV
- * export): the page statement at growing offsets, without the count.
+ * export), without the count. In id order (the default) each batch starts after
+ * the last id of the one before, so a million rows cost what their pages cost; in
+ * another order the batches are pages at growing offsets.
  */
 export async function* allRecords(ctx: Ctx, def: ResourceDef, query: Query, batch = 1000): AsyncGenerator<string[]> {
   const s = shapeOf(ctx);
   const q = queryShape(query);
   const { database } = ctx;
-  const statement = database.statements.get(`page|${s.level}|${def.name}|${q.where}|${q.order}|${batch}`,
-    () => pageSql(s, def, q, query.order, batch));
+  const seek = query.order.length === 0;
+  const statement = database.statements.get(`${seek ? 'seek' : 'page'}|${s.level}|${def.name}|${q.where}|${q.order}|${batch}`,
+    () => pageSql(s, def, q, query.order, batch, seek));
+  let after = 0;
   for (let offset = 0; ; offset += batch) {
-    const rows = await database.read<{ j: string }>(statement, { ...requestValues(ctx), ...q.values, offset });
+    const rows = await database.read<{ j: string; id: number | string }>(statement, { ...requestValues(ctx), ...q.values, offset, after });
     if (rows.length > 0) yield rows.map((r) => r.j);
     if (rows.length < batch) return;
+    after = Number(rows[rows.length - 1]!.id);
   }
 }

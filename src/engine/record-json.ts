@@ -62,8 +62,9 @@ function manyJson(s: Shape, rel: RelationDef): Sql {
     THEN ${children} ELSE ${s.hooks.jsonLiteral('[]')} END)`;
 }
 
-/** The JSON text of a record of `def` at alias `t` with its embeds. */
+/** The JSON text of a record of `def` at alias `t` with its embeds, and after them its version (spec §14.2). */
 export function recordJson(s: Shape, def: ResourceDef): Sql {
   const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: rel.back ? manyJson(s, rel) : oneJson(s, def, rel) }));
-  return s.hooks.jsonText(s.hooks.jsonObject([...members(s, def.fields, 't'), ...embeds]));
+  const own = members(s, def.fields.filter((f) => !f.counter), 't');
+  return s.hooks.jsonText(s.hooks.jsonObject([...own, ...embeds, ...members(s, def.fields.filter((f) => f.counter), 't')]));
 }

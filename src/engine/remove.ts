@@ -13,17 +13,23 @@ import type { Query } from './query.ts';
 import { objectSql } from './record-json.ts';
 import type { Resource, WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
-import { amongIds, idValues, inWriteTx, matchIds, rowsOf } from './write.ts';
+import type { Reply } from './endpoint.ts';
+import { checkPrecondition, readIfMatch } from './precondition.ts';
+import { amongIds, bookkeeping, byIds, idValues, inWriteTx, matchIds, rowsOf, setList } from './write.ts';
 
 export interface DeleteResult { readonly deleted: number; readonly found: number }
 
-export async function deleteRecords(ctx: Ctx, res: Resource, query: Query): Promise<DeleteResult> {
+/** DELETE: `ifMatch` is the If-Match header (spec §14.2); `answer` makes the reply kept with the write (spec §14.1). */
+export async function deleteRecords(ctx: Ctx, res: Resource, query: Query, ifMatch?: string,
+  answer?: (r: DeleteResult) => Reply): Promise<DeleteResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'DELETE');
+  const pre = readIfMatch(ifMatch);
   return inWriteTx(ctx, async (tx) => {
     const ids = await matchIds(tx, res.def, query);
+    if (pre) await checkPrecondition(tx, res.def, query, byIds(tx, ids), pre);
     await removeRecords(tx, res, ids);
     return { deleted: ids.length, found: ids.length };
-  });
+  }, answer);
 }
 
 interface Referrer { readonly def: ResourceDef; readonly field: FieldDef }
@@ -103,7 +109,6 @@ export async function clearReference(tx: WriteTx, def: ResourceDef, field: Field
     olddata: sql`(${sql.lit(`{${JSON.stringify(field.name)}:`)} || ${hooks.jsonValue(field.type, column)} || '}')`,
     newdata: sql.lit(`{${JSON.stringify(field.name)}:null}`), where: amongIds(tx),
   }), values);
-  const touched = def.fields.filter((f) => f.touch).map((f) => sql`, ${sql.ref(columnOf(f))} = ${PARAMS.now}`);
-  await tx.run(`clear|${key}`, () => sql`UPDATE ${sql.table(def.table)} SET ${sql.ref(columnOf(field))} = NULL ${sql.join(touched, sql``)}
+  await tx.run(`clear|${key}`, () => sql`UPDATE ${sql.table(def.table)} SET ${setList([[field, sql`NULL`], ...bookkeeping(def, sql`${PARAMS.now}`)])}
     WHERE ${inIds(sql.ref('id'), IDS)}`, values);
 }

@@ -11,30 +11,37 @@ import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
 import { auditSelect, fieldsJson, recordEntry, storedFields, valueJson } from './audit.ts';
 import type { Ctx } from './context.ts';
+import type { Reply } from './endpoint.ts';
+import { checkPrecondition, readIfMatch } from './precondition.ts';
 import { PARAMS } from './params.ts';
 import type { Query } from './query.ts';
 import type { Derived, Resource, WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
 import {
-  alreadyInUse, byIds, checkReferences, checkUnique, inWriteTx, type Matched, matchIds, matchSet, placing, readBody, rowsOf, setList,
+  alreadyInUse, bookkeeping, byIds, checkReferences, checkUnique, inWriteTx, type Matched, matchIds, matchSet, placing, readBody, rowsOf, setList,
 } from './write.ts';
 
 export interface UpdateResult { readonly updated: number; readonly found: number }
 
-export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject): Promise<UpdateResult> {
+/** POST: `ifMatch` is the If-Match header (spec §14.2); `answer` makes the reply kept with the write (spec §14.1). */
+export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject, ifMatch?: string,
+  answer?: (r: UpdateResult) => Reply): Promise<UpdateResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
   const changes = readBody(ctx, res, body, 'update');
   checkFieldAccess(ctx, res.def, changes);
+  const pre = readIfMatch(ifMatch);
   return inWriteTx(ctx, async (tx) => {
     if (!rowWise(res)) {
       const matched = await matchSet(tx, res.def, query);
+      if (pre) await checkPrecondition(tx, res.def, query, matched, pre);
       return { updated: await updateSet(tx, res, matched, changes), found: matched.count };
     }
     const ids = await matchIds(tx, res.def, query);
+    if (pre) await checkPrecondition(tx, res.def, query, byIds(tx, ids), pre);
     let updated = 0;
     for (const row of await rowsOf(tx, res.def, ids)) updated += Number(await updateRecord(tx, res, row, { ...changes }));
     return { updated, found: ids.length };
-  });
+  }, answer);
 }
 
 /** A session below admin may POST only the fields the resource opens to it (`userPost`). */
@@ -65,9 +72,9 @@ export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes
   for (const f of changed) next[f.name] = changes[f.name]!;
   await checkReferences(tx, def, next, moves ? def.fields : changed);
   await checkUnique(tx, def, next, Number(old.id), changed.map((f) => f.name));
-  const sets: [FieldDef, unknown][] = changed.map((f) => [f, next[f.name]]);
-  for (const f of def.fields) if (f.touch) { next[f.name] = tx.now; sets.push([f, tx.now]); }
-  await sql`UPDATE ${sql.table(def.table)} SET ${setList(sets.map(([f, v]) => [f, sql`${v}`]))} WHERE id = ${old.id}`.execute(tx.db);
+  for (const f of def.fields) if (f.touch) next[f.name] = tx.now;
+  const sets = [...changed.map((f): [FieldDef, Sql] => [f, sql`${next[f.name]}`]), ...bookkeeping(def, sql`${tx.now}`)];
+  await sql`UPDATE ${sql.table(def.table)} SET ${setList(sets)} WHERE id = ${old.id}`.execute(tx.db);
   tx.audit(recordEntry(def, 'update', next, fieldsJson(changed, old), fieldsJson(changed, next)));
   await res.hooks?.afterUpdate?.(tx, old, next);
   return true;
@@ -119,10 +126,9 @@ async function updateSet(tx: WriteTx, res: Resource, matched: Matched, changes: 
     olddata: changedJson(items, (a) => hooks.jsonValue(a.field.type, sql.ref(`t.${columnOf(a.field)}`))),
     newdata: changedJson(items, (a) => a.json), where: changing,
   }), values);
-  const touched = def.fields.filter((f) => f.touch).map((f): [FieldDef, Sql] => [f, sql`${PARAMS.now}`]);
   try {
     const { changes: n } = await tx.run(`update|${key}`, () => sql`UPDATE ${sql.table(def.table)} AS t
-      SET ${setList([...items.map((a): [FieldDef, Sql] => [a.field, a.value]), ...touched])} WHERE ${changing}`, values);
+      SET ${setList([...items.map((a): [FieldDef, Sql] => [a.field, a.value]), ...bookkeeping(def, sql`${PARAMS.now}`)])} WHERE ${changing}`, values);
     return n;
   } catch (error) {
     const unique = def.unique?.find((columns) => columns.some((c) => changes[c] !== undefined));

@@ -10,6 +10,7 @@ import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
 import { type AuditEntry, fieldsJson, insertAudit, recordEntry, storedFields } from './audit.ts';
 import { readFields } from './body.ts';
 import { type Ctx, shapeOf } from './context.ts';
+import type { Reply } from './endpoint.ts';
 import { requestValues } from './params.ts';
 import type { Query } from './query.ts';
 import type { Resource, WriteTx } from './resource.ts';
@@ -22,8 +23,12 @@ const ATTEMPTS = 3;
 const ID = new Param('id');
 const IDS = new Param('ids');
 
-/** Runs `fn` in one transaction with the request's clock reading and audit buffer. */
-export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in one transaction with the request's clock reading and audit buffer.
+ * With `answer`, the request's reply to the outcome is sealed (ctx.seal: kept for
+ * its Idempotency-Key, spec §14.1) in the same transaction.
+ */
+export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>, answer?: (value: T) => Reply): Promise<T> {
   const values = requestValues(ctx);
   const shape = shapeOf(ctx);
   for (let attempt = 1; ; attempt++) {
@@ -55,6 +60,7 @@ export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>): P
           // Its events (webhooks not yet told) are routed through the heir's tree.
           await db.updateTable('events').set({ scope_id: to }).where('scope_id', '=', from).execute();
         }
+        if (answer && ctx.seal) await ctx.seal(db, answer(value));
         return value;
       });
       for (const f of committed) await f();
@@ -128,17 +134,18 @@ export async function rowsOf(tx: WriteTx, def: ResourceDef, ids: readonly number
     idValues(tx, ids))).rows;
 }
 
-/** The matched records, locked (row-by-row writes). */
-export async function matchRows(tx: WriteTx, def: ResourceDef, query: Query): Promise<Row[]> {
-  return rowsOf(tx, def, await matchIds(tx, def, query));
-}
 
 // ---- PUT ----------------------------------------------------------------------
 
-export async function createRecords(ctx: Ctx, res: Resource, items: readonly JsonObject[]): Promise<number[]> {
+export async function createRecords(ctx: Ctx, res: Resource, items: readonly JsonObject[], answer?: (ids: number[]) => Reply): Promise<number[]> {
+  const records = readCreates(ctx, res, items);
+  return inWriteTx(ctx, (tx) => insertRecords(tx, res, records), answer);
+}
+
+/** The records a PUT creates, each checked against the definition (at most maxBatch). */
+export function readCreates(ctx: Ctx, res: Resource, items: readonly JsonObject[]): Row[] {
   if (items.length > ctx.limits.maxBatch) throw tooMany(items.length, ctx.limits.maxBatch);
-  const records = items.map((o) => readBody(ctx, res, o, 'create'));
-  return inWriteTx(ctx, (tx) => insertRecords(tx, res, records));
+  return items.map((o) => readBody(ctx, res, o, 'create'));
 }
 
 /** A body's fields, checked against the definition and the resource's own rules. */
@@ -280,6 +287,10 @@ export async function checkUnique(tx: WriteTx, def: ResourceDef, record: Row, se
     if (rows.length > 0) throw alreadyInUse(def, columns, record);
   }
 }
+
+/** What every change to a record sets besides its values: `modified` to `now`, `version` to one more (spec §14.2). */
+export const bookkeeping = (def: ResourceDef, now: Sql): [FieldDef, Sql][] => def.fields.flatMap((f): [FieldDef, Sql][] =>
+  (f.touch ? [[f, now]] : f.counter ? [[f, sql`${sql.ref(columnOf(f))} + 1`]] : []));
 
 /** `SET col = …` items of an UPDATE, in the definition's order. */
 export const setList = (items: readonly [FieldDef, Sql][]) =>

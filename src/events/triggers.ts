@@ -51,11 +51,23 @@ function insertEvents(s: Shape, def: ResourceDef, kind: Kind, from: Sql, ids: { 
     ${scope}, ${scope}, ${objectSql(s, eventFields(def), 't')}, ${ids.now} ${from}`;
 }
 
-/** Some field the event shows differs between `o` and `t`. */
-function changed(hooks: SqlDialect, def: ResourceDef): Sql {
-  const fields = eventFields(def).filter((f) => !f.touch && f.name !== 'id');
-  return sql.join(fields.map((f) => hooks.differs(sql.ref(`o.${columnOf(f)}`), sql.ref(`t.${columnOf(f)}`), f.type)), sql` OR `);
+/** A column of the old (`o`) or new (`t`) row, as the statement or trigger names it. */
+type Side = (column: string) => Sql;
+const aliased = (alias: string): Side => (column) => sql.ref(`${alias}.${column}`);
+/** A row trigger's OLD or NEW row. */
+const rowOf = (row: 'OLD' | 'NEW'): Side => (column) => sql`${sql.raw(row)}.${sql.id(column)}`;
+
+/**
+ * Some field the event shows differs between the old and the new row: what makes
+ * an `updated` event and a new version (not `modified` or the version itself).
+ */
+function changed(hooks: SqlDialect, def: ResourceDef, o: Side = aliased('o'), t: Side = aliased('t')): Sql {
+  const fields = eventFields(def).filter((f) => !f.touch && !f.counter && f.name !== 'id');
+  return sql.join(fields.map((f) => hooks.differs(o(columnOf(f)), t(columnOf(f)), f.type)), sql` OR `);
 }
+
+/** The definition's version field, if its records have one (spec §14.2). */
+const counterOf = (def: ResourceDef) => def.fields.find((f) => f.counter);
 
 /** Queue transitions (spec §8.1) have events of their own beside `updated`. */
 const TRANSITIONS: Readonly<Record<string, readonly { kind: Kind; when: string }[]>> = {
@@ -78,7 +90,15 @@ function sqliteTriggers(db: Kysely<unknown>, s: Shape, def: ResourceDef): string
   // In a row trigger the old values are OLD: `o` is a one-row view of them.
   const fields = eventFields(def);
   const old = sql`(SELECT ${sql.join(fields.map((f) => sql`OLD.${sql.id(columnOf(f))} AS ${sql.id(columnOf(f))}`))}) AS o`;
+  // Writes that did not raise the version themselves (the engine's do) raise it here,
+  // first, so that the event shows the new one; recursive triggers are off, so this
+  // UPDATE does not fire this trigger again.
+  const counter = counterOf(def);
+  const bump = counter ? [sql`UPDATE ${table} SET ${sql.id(columnOf(counter))} = ${sql.id(columnOf(counter))} + 1
+    WHERE NEW.${sql.id(columnOf(counter))} = OLD.${sql.id(columnOf(counter))} AND id = NEW.id
+    AND (${changed(s.hooks, def, rowOf('OLD'), rowOf('NEW'))})`] : [];
   const updates = [
+    ...bump,
     insertEvents(s, def, { op: 'updated', event: `${def.name}.updated` }, sql`FROM ${table} AS t, ${old} WHERE t.id = NEW.id AND (${changed(s.hooks, def)})`, SQLITE_IDS),
     ...(TRANSITIONS[def.name] ?? []).map((x) => insertEvents(s, def, x.kind, sql`FROM ${table} AS t, ${old} WHERE t.id = NEW.id AND ${sql.raw(x.when)}`, SQLITE_IDS)),
   ];
@@ -119,19 +139,46 @@ function postgresTriggers(db: Kysely<unknown>, s: Shape, def: ResourceDef): stri
   ], 'new_rows');
   define('delete', 'AFTER DELETE', 'OLD TABLE AS old_rows',
     [insertEvents(s, def, { op: 'deleted', event: `${def.name}.deleted` }, ordered(sql`FROM old_rows AS t`), POSTGRES_IDS)], 'old_rows');
+  const counter = counterOf(def);
+  if (counter) {
+    // Writes that did not raise the version themselves (the engine's do) get it raised
+    // here, row by row before the row is written; the WHEN spares the engine's rows the call.
+    const fn = sql.id(`versions_${def.table}`);
+    const column = sql.id(columnOf(counter));
+    out.push(compile(db, sql`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF ${changed(s.hooks, def, rowOf('OLD'), rowOf('NEW'))} THEN NEW.${column} := OLD.${column} + 1; END IF;
+        RETURN NEW;
+      END $fn$`));
+    out.push(compile(db, sql`CREATE TRIGGER ${fn} BEFORE UPDATE ON ${table} FOR EACH ROW
+      WHEN (OLD.${column} = NEW.${column}) EXECUTE FUNCTION ${fn}()`));
+  }
   return out;
 }
 
-/** (Re)creates the event triggers of every event resource, from the definitions as they are now. */
+/** The columns a table has now. */
+async function columnsOf(db: Kysely<unknown>, postgres: boolean, table: string): Promise<Set<string>> {
+  const { rows } = await (postgres
+    ? sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`
+    : sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`).execute(db);
+  return new Set(rows.map((r) => r.name));
+}
+
+/**
+ * (Re)creates the event triggers of every event resource from the definitions,
+ * as far as the schema has their columns at this point of the migrations (a
+ * migration that adds a column the definitions already name calls this again).
+ */
 export async function installEventTriggers(db: Kysely<unknown>, hooks: SqlDialect, catalog: Catalog): Promise<void> {
   const s: Shape = { hooks, catalog, level: 'basic' };
   const postgres = hooks === postgresHooks;
   for (const name of EVENT_RESOURCES) {
-    const def = catalog.lookup(name);
-    for (const what of ['insert', 'update', 'delete']) {
-      const trigger = `events_${def.table}_${what}`;
-      await sql`DROP TRIGGER IF EXISTS ${sql.id(trigger)}${postgres ? sql` ON ${sql.table(def.table)}` : sql``}`.execute(db);
-    }
+    const defined = catalog.lookup(name);
+    const columns = await columnsOf(db, postgres, defined.table);
+    const def = { ...defined, fields: defined.fields.filter((f) => f.computed || columns.has(columnOf(f))) };
+    const on = postgres ? sql` ON ${sql.table(def.table)}` : sql``;
+    for (const what of ['insert', 'update', 'delete']) await sql`DROP TRIGGER IF EXISTS ${sql.id(`events_${def.table}_${what}`)}${on}`.execute(db);
+    if (postgres) await sql`DROP TRIGGER IF EXISTS ${sql.id(`versions_${def.table}`)}${on}`.execute(db);
     for (const text of postgres ? postgresTriggers(db, s, def) : sqliteTriggers(db, s, def)) await sql.raw(text).execute(db);
   }
 }

@@ -71,6 +71,8 @@ const SPECIAL: Readonly<Record<string, Special>> = {
         ip: { ...optionalText, description: 'the end user\'s address, recorded in the audit entry' }, useragent: optionalText,
       }, ['username', 'password']), 'The user\'s credentials.'),
       response: single({ message: { const: 'Authentication successful' }, user_token: { type: 'string', pattern: '^[0-9a-f]{64}$' } }),
+      // Its reply is a token, which is never stored: a login is not kept for a retry.
+      keyed: false,
       errors: errorsOf({ bad: [...NO_FILTERS, 'invalid_field', 'invalid_value', 'malformed_json'], unauthorized: ['no_access', 'bad_login'],
         body: true, more: { 403: ['forbidden'] } }),
     } } },
@@ -90,6 +92,7 @@ const SPECIAL: Readonly<Record<string, Special>> = {
         body: jsonBody(single({ new_password: { type: 'string', minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, writeOnly: true } }),
           'The new password.'),
         response: UPDATED,
+        ifMatch: true,
         errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'],
           body: true, long: true, more: { 403: ['forbidden'] } }),
       } },
@@ -98,7 +101,9 @@ const SPECIAL: Readonly<Record<string, Special>> = {
   moveasset: (ctx, e) => ({
     '/3.0/moveasset': { operations: { post: {
       id: 'moveAsset', tag: 'moveasset', summary: 'Move an asset, with its files and reminders, to another company', need: e.access.POST,
-      description: 'References to the old company\'s location, department and external type are cleared. `response` holds the moved asset.',
+      description: 'References to the old company\'s location, department and external type are cleared. `response` holds the moved asset. '
+        + '`If-Match` speaks of the asset (the ETag of `GET /3.0/assets/id=<asset_id>`, or its version).',
+      ifMatch: true,
       body: jsonBody(single({ asset_id: inputSchema({ name: 'asset_id', type: 'int' }, ctx.limits),
         company_id: inputSchema({ name: 'company_id', type: 'int' }, ctx.limits) }), 'The asset and the company to move it to.'),
       response: oneRow(ref(ctx.records.record(ctx.lookup('assets')))),
@@ -116,6 +121,8 @@ const SPECIAL: Readonly<Record<string, Special>> = {
             + 'Replacing existing content needs basic mode or an `admin` session.',
           body: { required: true, description: 'The file\'s bytes.', content: { 'application/octet-stream': {} } },
           response: UPDATED,
+          // The same bytes stored again change nothing: no Idempotency-Key is needed, and none is read.
+          keyed: false,
           errors: errorsOf({ need: e.access.POST, body: true, more: { 403: ['forbidden'], 404: ['not_found'], 415: ['bad_file_type'], 503: ['storage'] } }),
         },
         get: {

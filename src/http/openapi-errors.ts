@@ -31,6 +31,9 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   storage: 'Storage exception: XXXX (file storage failed; retry later)',
   cursor_expired: 'Cursor XXXX is older than the retained changes; resynchronise',
   invalid_rows: 'Invalid rows in CSV: N (with `errors`: each refused row, its field and why)',
+  precondition_failed: 'Record changed since version XXXX (the If-Match value sent)',
+  idempotency_mismatch: 'Idempotency-Key XXXX was used for another request',
+  idempotency_in_flight: 'A request with Idempotency-Key XXXX is still running',
 };
 
 const integerHeader = (description: string): Schema => ({ description, schema: { type: 'integer', minimum: 0 } });
@@ -49,6 +52,8 @@ export const HEADER_COMPONENTS: Record<string, Schema> = {
   ...RATE_LIMIT_HEADERS,
   // Not on a CSV answer (spec §14.4), which has neither member.
   ETag: textHeader('`W/"<hash>"`: a hash of the answer\'s `response` and `pagination` members (spec §14.2); on every JSON answer.'),
+  'Idempotent-Replayed': { description: '`true` on a reply given again for a repeated Idempotency-Key (spec §14.1).',
+    schema: { const: 'true' } },
   // Only on 429, which always sends it.
   'Retry-After': { ...integerHeader('Seconds to wait before trying again.'), required: true },
 };

@@ -44,6 +44,10 @@ export interface OperationSpec {
   /** Further success responses, by status (a CSV import's dry run). */
   readonly more?: Readonly<Record<string, Schema>>;
   readonly errors: Readonly<Record<number, readonly ErrorCode[]>>;
+  /** A write takes an Idempotency-Key (spec §14.1); every one does but an upload. */
+  readonly keyed?: boolean;
+  /** A write takes If-Match (spec §14.2): POST and DELETE of resource endpoints. */
+  readonly ifMatch?: boolean;
 }
 
 const SECURITY: Readonly<Record<Exclude<Caller, 'either'>, Schema[]>> = {
@@ -90,11 +94,27 @@ const CSV: Schema = { schema: {
     + 'embeds. Nulls are empty cells; a cell starting with `=`, `+`, `-`, `@`, tab, CR or `\'` gets a leading `\'`.',
 } };
 
+/** The errors a write's Idempotency-Key and If-Match add to its own. */
+function withHeaderErrors(errors: Readonly<Record<number, readonly ErrorCode[]>>, keyed: boolean, ifMatch: boolean) {
+  const out: Record<number, readonly ErrorCode[]> = { ...errors };
+  const add = (status: number, code: ErrorCode) => { if (!out[status]?.includes(code)) out[status] = [...(out[status] ?? []), code]; };
+  if (keyed || ifMatch) add(400, 'invalid_value');
+  if (keyed) {
+    add(409, 'idempotency_in_flight');
+    add(422, 'idempotency_mismatch');
+  }
+  if (ifMatch) add(412, 'precondition_failed');
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
 export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'): Schema {
   const access = spec.need ? `Basic mode (certificate alone) may always call this; in a session it needs ${NEED_TEXT[spec.need]}.` : '';
   const description = [spec.description, access].filter((d) => d).join('\n\n');
   const conditional = method === 'get' && !spec.raw;
-  const parameters = [...(spec.parameters ?? []), ...(conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : [])];
+  const keyed = method !== 'get' && spec.keyed !== false;
+  const ifMatch = spec.ifMatch === true;
+  const parameters = [...(spec.parameters ?? []), ...(conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
+    ...(ifMatch ? [{ $ref: '#/components/parameters/IfMatch' }] : []), ...(keyed ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [])];
   return {
     operationId: spec.id,
     summary: spec.summary,
@@ -107,7 +127,8 @@ export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'):
     responses: {
       [String(spec.status ?? 200)]: spec.raw ?? {
         description: spec.summary,
-        headers: { ...rateLimitHeaders(), ...(conditional ? { ETag: headerRef('ETag') } : {}) },
+        headers: { ...rateLimitHeaders(), ...(conditional ? { ETag: headerRef('ETag') } : {}),
+          ...(keyed ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) },
         content: {
           'application/json': { schema: envelope(spec.response ?? {}, spec.paginated ?? false) },
           ...(spec.csv ? { 'text/csv': CSV } : {}),
@@ -115,7 +136,7 @@ export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'):
       },
       ...(conditional ? { 304: NOT_MODIFIED } : {}),
       ...spec.more,
-      ...ctx.errors.responses(spec.errors),
+      ...ctx.errors.responses(withHeaderErrors(spec.errors, keyed, ifMatch)),
     },
   };
 }
@@ -219,6 +240,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
       description: 'Sets the given fields on every matched record, in one transaction. `records_updated` counts the records whose values '
         + 'changed. Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.',
       body: jsonBody(ref(`${name}Update`), 'The fields to set.'),
+      ifMatch: true,
       errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'], need: need('POST'),
         conflict: unique, body: true, long: true }),
     };
@@ -230,6 +252,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
       summary: `Delete every ${def.name} record matching the filters`,
       description: `All matched records go, or none${referenced(ctx, def) ? ': a record still referenced elsewhere refuses the whole delete with 409' : ''}. `
         + 'Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.',
+      ifMatch: true,
       errors: errorsOf({ bad: ['invalid_filter', 'filter_required'], need: need('DELETE'), conflict: referenced(ctx, def), long: true }),
     };
   }

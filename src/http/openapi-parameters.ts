@@ -42,3 +42,24 @@ export const IF_NONE_MATCH: Schema = {
   schema: { type: 'string' },
   example: 'W/"3q2-7w"',
 };
+
+/** Safe retries (spec §14.1), on every write but an upload (which is idempotent by itself). */
+export const IDEMPOTENCY_KEY: Schema = {
+  name: 'Idempotency-Key', in: 'header', required: false,
+  description: 'A key of 1–255 printable ASCII characters chosen by the client. The same request sent again with it within 24 hours '
+    + 'gets the first reply again, byte for byte, with `Idempotent-Replayed: true`, and writes nothing; the key on another request is '
+    + '422 `idempotency_mismatch`, and while the first still runs, 409 `idempotency_in_flight`. Refusals are not kept. Keys belong to '
+    + 'the certificate (and the session\'s user).',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+  example: '7c1d6a4e-order-1042',
+};
+
+/** Conditional writes (spec §14.2), on POST and DELETE of resource endpoints. */
+export const IF_MATCH: Schema = {
+  name: 'If-Match', in: 'header', required: false,
+  description: 'Apply only to records as the client saw them: a version (`3`: every matched record has it, and at least one matches), '
+    + 'an `ETag` of the GET of the same filters in the default order (the records matched now are exactly those it showed, at those '
+    + 'versions; all of them on its one page), or `*` (some record matches). Otherwise 412 `precondition_failed`, nothing written.',
+  schema: { type: 'string' },
+  example: '3',
+};

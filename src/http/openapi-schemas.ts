@@ -47,7 +47,11 @@ function jsonSchema(f: FieldDef): Schema {
 /** Nullable fields take null, except free JSON, whose schema already takes anything. */
 const nullable = (f: FieldDef) => f.nullable === true && (f.type !== 'json' || f.objectOnly === true);
 
+const VERSION: Schema = { type: 'integer', minimum: 1,
+  description: '1 on create, one more with every change to a stored value (spec §14.2); `If-Match` takes it.' };
+
 export function outputSchema(f: FieldDef): Schema {
+  if (f.counter) return VERSION;
   const base = f.type === 'json' ? jsonSchema(f) : OUTPUT[f.type];
   return clean(nullable(f) ? orNull(base) : base);
 }
@@ -121,8 +125,10 @@ export class RecordSchemas {
     if (this.components[name]) return name;
     const own = objectOf(def.fields);
     const embeds = Object.fromEntries(def.relations.map((r) => [r.name, this.embed(r)]));
+    // In the order records show them: the version after the embeds (spec §14.2).
+    const { version, ...fields } = own.properties as Schema;
     this.components[name] = { ...own, required: [...own.required as string[], ...Object.keys(embeds)],
-      properties: { ...own.properties as Schema, ...embeds } };
+      properties: { ...fields, ...embeds, ...(version ? { version } : {}) } };
     return name;
   }
 

@@ -5,7 +5,7 @@ import type { Endpoint } from '../engine/endpoint.ts';
 import { endpointPaths, TAG_DESCRIPTIONS } from './openapi-endpoints.ts';
 import { ErrorResponses, HEADER_COMPONENTS } from './openapi-errors.ts';
 import { type DocContext, operation } from './openapi-operations.ts';
-import { IF_NONE_MATCH, RESULT_ORDER } from './openapi-parameters.ts';
+import { IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, RESULT_ORDER } from './openapi-parameters.ts';
 import { RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
 
 const DESCRIPTION = (limits: Limits) => `Every endpoint is \`/3.0/<endpoint>[/<filter>...]\`.
@@ -106,7 +106,7 @@ export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<strin
     components: {
       schemas,
       responses: ctx.errors.components,
-      parameters: { ResultOrder: RESULT_ORDER, IfNoneMatch: IF_NONE_MATCH },
+      parameters: { ResultOrder: RESULT_ORDER, IfNoneMatch: IF_NONE_MATCH, IdempotencyKey: IDEMPOTENCY_KEY, IfMatch: IF_MATCH },
       headers: HEADER_COMPONENTS,
       securitySchemes: {
         mutualTLS: { type: 'mutualTLS', description: 'A self-signed client certificate whose public key the operator registered.' },

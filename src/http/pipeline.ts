@@ -19,16 +19,18 @@ import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import { parseBody, readBody } from './body.ts';
+import { beginKeyed, type Claim, readKey } from './idempotency.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
-import { etagOf, noneMatch } from './etag.ts';
+import { etagOf, noneMatch } from '../engine/etag.ts';
 import { noteCaller } from './observe.ts';
-import { splitPath } from './path.ts';
+import { type ApiPath, splitPath } from './path.ts';
 
 /** The one version this API answers to in paths. */
 export const PATH_VERSION = '3.0';
 const MAX_URL = 8192;
 const VERBS: readonly string[] = ['GET', 'POST', 'PUT', 'DELETE'];
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' } as const;
+const REPLAYED = { 'idempotent-replayed': 'true' } as const;
 
 /** Sessions and access levels (impersonation mode). */
 export interface Impersonation {
@@ -53,6 +55,8 @@ export interface ApiDeps {
   readonly blobs: BlobStore | null;
   /** Requests per certificate (spec §10); null when off. */
   readonly rateLimiter: RateLimiter | null;
+  /** How long a request waits for another still running with its Idempotency-Key before it is refused (409). */
+  readonly idempotencyWaitMs: number;
 }
 
 export interface ApiResult {
@@ -77,6 +81,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     timestamp: Math.floor(now.getTime() / 1000), session: null,
   };
   let limits: Record<string, string> = {};
+  let claim: Claim | null = null;
   try {
     const { identity, ip } = presented(req, deps.proxy);
     const named = path.version === PATH_VERSION && deps.endpoints.has(path.endpoint) ? path.endpoint : undefined;
@@ -109,18 +114,30 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const csv = verb === 'PUT' && endpoint.csvImport === true && isCsv(req);
     const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')
       ? await readBody(req, req.headers['content-length'], csv ? deps.importMaxBytes : deps.bodyMaxBytes) : Buffer.alloc(0);
+    // Not on an upload (its body is streamed, not hashed first) nor a login (its reply is a token, never stored).
+    const key = verb !== 'GET' && !endpoint.streamsBody && !endpoint.sessionless ? readKey(req.headersDistinct['idempotency-key']) : null;
+    if (key) {
+      const keyed = { key, principal, verb, path: normalPath(path), bodyKind: csv ? 'csv' : 'json', body: raw, now };
+      const begun = await beginKeyed(deps.database, keyed, deps.idempotencyWaitMs);
+      if (begun.kind === 'replay') {
+        const { status, answered, response } = begun.reply;
+        return { status, headers: { ...limits, ...REPLAYED, ...JSON_TYPE }, body: successBody({ ...block, timestamp: answered }, response) };
+      }
+      claim = begun.claim;
+    }
     const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');
     let parsed: { value: JsonValue | undefined } | null = null;
     const call: Call = {
       ctx: {
         database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
-        principal, ip, blobs: deps.blobs,
+        principal, ip, blobs: deps.blobs, seal: claim?.sealer(block.timestamp),
       },
       verb, segments: path.segments, orderHeader, accept: req.headers.accept, stream: req,
       contentLength: req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']),
       json: () => (parsed ??= { value: parseBody(raw) }).value,
       csv: csv ? raw.toString('utf8') : undefined,
       dryRun: req.headersDistinct['x-dry-run']?.[0]?.toLowerCase() === 'true',
+      ifMatch: req.headersDistinct['if-match']?.join(','),
     };
     const reply = await handler(call);
     if (reply.file) return { status: 200, headers: { ...limits, ...reply.file.headers }, body: reply.file.stream };
@@ -134,5 +151,11 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const error = e instanceof ApiError ? e : internal(requestId);
     if (!(e instanceof ApiError)) log.error({ err: e, reference: requestId }, 'request failed');
     return { status: error.status, headers: { ...limits, ...error.headers, ...JSON_TYPE }, body: errorBody(block, error) };
+  } finally {
+    // A request that kept no reply (refused, failed, or nothing written) lets its key go: a retry runs again.
+    await claim?.release().catch((err: unknown) => log.error({ err, reference: requestId }, 'idempotency key not released'));
   }
 }
+
+/** The path as the endpoint reads it: `/3.0/assets/id=3` however many empty segments it was sent with. */
+const normalPath = (p: ApiPath) => `/${[p.version, p.endpoint, ...p.segments].join('/')}`;

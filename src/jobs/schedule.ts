@@ -1,12 +1,13 @@
 // Background work of a running instance: the reminder run, the sweep of expired
-// sessions and the change feed's retention. Several instances may run them at
+// sessions, the change feed's retention and expired idempotency keys. Several instances may run them at
 // once (all are safe so).
 import type { FastifyBaseLogger } from 'fastify';
 import { sweepExpiredSessions } from '../auth/sessions.ts';
 import { sweepLoginThrottle } from '../auth/throttle.ts';
 import type { Database } from '../db/database.ts';
 import { pruneChanges } from '../feed/prune.ts';
-import type { Clock } from '../model/dates.ts';
+import { type Clock, formatDatetime } from '../model/dates.ts';
+import { pruneKeys } from '../db/idempotency.ts';
 import { runReminders } from './reminders.ts';
 
 export interface Jobs {
@@ -36,7 +37,9 @@ export function startJobs(database: Database, clock: Clock, settings: JobSetting
       const swept = await sweepExpiredSessions(database.db, clock.now());
       const forgotten = await sweepLoginThrottle(database.db, clock.now());
       const pruned = await pruneChanges(database, settings.changesRetentionDays, clock.now());
-      log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten, prunedChanges: pruned.deleted }, 'background jobs ran');
+      const keys = await pruneKeys(database, formatDatetime(clock.now()));
+      log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten, prunedChanges: pruned.deleted, expiredIdempotencyKeys: keys },
+        'background jobs ran');
     } catch (err) {
       log.error({ err }, 'background jobs failed');
     }

@@ -41,6 +41,11 @@ export interface FieldDef {
   readonly format?: 'email' | 'filename';
   /** Set to the current time by every change. */
   readonly touch?: boolean;
+  /**
+   * The record's version (spec §14.2): 1 on create (the column's default), one more
+   * with every change to another stored value; shown after the embeds.
+   */
+  readonly counter?: boolean;
   /** A value computed in SQL instead of read from a column (read-only). */
   readonly computed?: (c: ComputedContext) => Sql;
 }

@@ -5,7 +5,7 @@ import { dataError, invalidField, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
-import { ALL_VERBS, companyId, data, date, embed, id, modified, ref, required, text, USER_CREATES } from './fields.ts';
+import { ALL_VERBS, companyId, data, date, embed, id, modified, version, ref, required, text, USER_CREATES } from './fields.ts';
 
 const ALLOWED = new Set(['0>1', '0>2', '2>0']);
 /** What a released entry still lets the approving system change. */
@@ -65,7 +65,7 @@ export const assetqueue: Resource = {
       { name: 'released', type: 'int', writable: 'update', default: 0 },
       data,
       ref('asset_id', 'assets', 'set-null', { writable: 'update' }),
-      modified,
+      modified, version,
     ],
     relations: [
       embed('company', 'companies', 'company_id'),

@@ -7,7 +7,7 @@ import { dataError } from '../errors.ts';
 import { addMonths, MONTHS_MAX, MONTHS_MIN } from '../model/dates.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
-import { ADMIN_WRITES, ALL_VERBS, companyId, data, date, embed, id, modified, ref, required, text } from './fields.ts';
+import { ADMIN_WRITES, ALL_VERBS, companyId, data, date, embed, id, modified, version, ref, required, text } from './fields.ts';
 
 const advances = (changes: Row) => changes.last_check !== undefined && changes.last_check !== null && changes.next_check === undefined;
 
@@ -64,7 +64,7 @@ export const assets: Resource = {
       id, companyId, required('asset_no'), text('serial_no'), text('description'), text('status', { default: 'Active' }),
       date('next_check'), date('last_check'), { name: 'period', type: 'int', nullable: true, writable: 'always' },
       ref('location_id', 'locations'), ref('department_id', 'departments'), ref('external_type_id', 'externaltypes'),
-      { name: 'date_added', type: 'date', default: 'today' }, data, modified,
+      { name: 'date_added', type: 'date', default: 'today' }, data, modified, version,
     ],
     relations: [
       embed('company', 'companies', 'company_id'),

@@ -60,7 +60,7 @@ export const auditlogEndpoint: Endpoint = resourceEndpoint(auditlog, {
         }));
       }
       return out;
-    });
+    }, created);
     return created(ids);
   },
 });

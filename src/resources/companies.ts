@@ -6,7 +6,7 @@ import type { Resource, WriteTx } from '../engine/resource.ts';
 import { dataError, invalidValue } from '../errors.ts';
 import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row, SqlValue } from '../model/types.ts';
-import { ADMIN_WRITES, ALL_VERBS, data, embed, id, modified } from './fields.ts';
+import { ADMIN_WRITES, ALL_VERBS, data, embed, id, modified, version } from './fields.ts';
 
 const MANAGER = 'api_assetqueue_manager_id';
 
@@ -110,7 +110,7 @@ export const companies: Resource = {
       { name: 'styles', type: 'json', nullable: true, writable: 'always', objectOnly: true },
       data,
       { name: 'parent_id', type: 'int', nullable: true, writable: 'always', references: { resource: 'companies', rule: 'in-scope', onDelete: 'restrict' } },
-      modified,
+      modified, version,
     ],
     relations: [embed('parentcompany', 'companies', 'parent_id')],
     unique: [['subdomain']],

@@ -1,12 +1,12 @@
 import type { Resource } from '../engine/resource.ts';
 import type { ResourceDef } from '../model/types.ts';
-import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, id, modified, required } from './fields.ts';
+import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, id, modified, version, required } from './fields.ts';
 
 /** Departments and locations share one shape (spec §7.4, §7.5). */
 function placeDef(name: 'departments' | 'locations'): ResourceDef {
   return {
     name, table: name, verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,
-    fields: [id, companyId, required('description'), { name: 'creationdate', type: 'datetime', default: 'now' }, data, modified],
+    fields: [id, companyId, required('description'), { name: 'creationdate', type: 'datetime', default: 'now' }, data, modified, version],
     relations: [embed('company', 'companies', 'company_id')],
   };
 }

@@ -4,6 +4,8 @@ import type { FieldDef, Need, Reference, RelationDef, Verb } from '../model/type
 export const id: FieldDef = { name: 'id', type: 'int' };
 export const data: FieldDef = { name: 'data', type: 'json', nullable: true, writable: 'always' };
 export const modified: FieldDef = { name: 'modified', type: 'datetime', touch: true };
+/** Follows `modified` wherever a record carries it (spec §14.2). */
+export const version: FieldDef = { name: 'version', type: 'int', counter: true };
 
 /** `company_id` of a tenant record: the caller's company unless the body names another in scope. */
 export const companyId: FieldDef = {

@@ -5,7 +5,7 @@ import type { Ctx } from '../engine/context.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import type { Row } from '../model/types.ts';
 import { takeAssetCompany } from './owned.ts';
-import { ADMIN_WRITES, ASSET_SHORT, ALL_VERBS, data, embed, id, modified, text, USER_CREATES } from './fields.ts';
+import { ADMIN_WRITES, ASSET_SHORT, ALL_VERBS, data, embed, id, modified, version, text, USER_CREATES } from './fields.ts';
 
 /** `token` is the secret part of the file's upload URL. */
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
@@ -42,7 +42,7 @@ export const files: Resource = {
       { ...data, nullable: false, objectOnly: true, default: '{}' },
       { name: 'mimetype', type: 'string', nullable: true },
       { name: 'size', type: 'int', nullable: true },
-      modified,
+      modified, version,
     ],
     relations: [embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT), embed('company', 'companies', 'company_id')],
     audit: { asset: 'asset_id', file: 'id' },

@@ -7,7 +7,7 @@ import { computedContext } from '../engine/context.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { accessDenied } from '../errors.ts';
 import type { ComputedContext, Row } from '../model/types.ts';
-import { companyId, data, date, embed, flag, id, modified, ref, text, USER_CREATES } from './fields.ts';
+import { companyId, data, date, embed, flag, id, modified, version, ref, text, USER_CREATES } from './fields.ts';
 
 function messageRead(c: ComputedContext) {
   const t = (col: string) => sql.ref(`${c.alias}.${col}`);
@@ -75,7 +75,7 @@ export const messages: Resource = {
       flag('message_read', 0, { computed: messageRead }),
       date('date_range_start'), date('date_range_end'),
       text('messagetext', { maxLength: 10000 }),
-      data, modified,
+      data, modified, version,
     ],
     relations: [embed('sender', 'users', 'sender_user_id'), embed('recipient', 'users', 'target_user_id')],
   },

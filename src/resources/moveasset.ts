@@ -4,12 +4,13 @@
 import { sql } from 'kysely';
 import { bodyObjects, readFields } from '../engine/body.ts';
 import type { Endpoint } from '../engine/endpoint.ts';
-import { listRecords } from '../engine/list.ts';
+import { listRecords, readerOf } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { clearReference, removeRecords } from '../engine/remove.ts';
 import { updateRecord } from '../engine/update.ts';
-import { inWriteTx } from '../engine/write.ts';
+import { checkPrecondition, readIfMatch } from '../engine/precondition.ts';
+import { byIds, inWriteTx, matchIds } from '../engine/write.ts';
 import { invalidFilter, invalidValue } from '../errors.ts';
 import type { ResourceDef, Row } from '../model/types.ts';
 import { assetqueue } from './assetqueue.ts';
@@ -69,23 +70,28 @@ export const moveassetEndpoint: Endpoint = {
       if (given.company_id === undefined || given.company_id === null) throw invalidValue('company_id');
       const assetId = Number(given.asset_id);
       const companyId = Number(given.company_id);
-      await inWriteTx(ctx, async (tx) => {
+      const moved = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
+      const pre = readIfMatch(c.ifMatch);
+      return inWriteTx(ctx, async (tx) => {
         const asset = await tx.find(assets.def, assetId);
         if (!asset) throw invalidValue('asset_id');
         if (!(await tx.find(ctx.catalog.lookup('companies'), companyId))) throw invalidValue('company_id');
-        if (asset.company_id === companyId) return;
-        const changes: Row = { company_id: companyId };
-        for (const k of CLEARED) if (asset[k] !== null) changes[k] = null;
-        await updateRecord(tx, assets, asset, changes);
-        await carryFiles(tx, assetId, companyId);
-        await carryReminders(tx, assetId, companyId);
-        // A queue entry stays with its company; it no longer names an asset of another one.
-        const queued = (await recordsOf(tx, assetqueue, assetId)).map((r) => Number(r.id));
-        await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, queued);
-      });
-      const query = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
-      const page = await listRecords(ctx, assets.def, query);
-      return { response: `[${page.records.join(',')}]` };
+        // The moved asset is the record If-Match speaks of (locked, as a POST's matched records are).
+        if (pre) await checkPrecondition(tx, assets.def, moved, byIds(tx, await matchIds(tx, assets.def, moved)), pre);
+        if (asset.company_id !== companyId) {
+          const changes: Row = { company_id: companyId };
+          for (const k of CLEARED) if (asset[k] !== null) changes[k] = null;
+          await updateRecord(tx, assets, asset, changes);
+          await carryFiles(tx, assetId, companyId);
+          await carryReminders(tx, assetId, companyId);
+          // A queue entry stays with its company; it no longer names an asset of another one.
+          const queued = (await recordsOf(tx, assetqueue, assetId)).map((r) => Number(r.id));
+          await clearReference(tx, assetqueue.def, assetqueue.def.fields.find((f) => f.name === 'asset_id')!, queued);
+        }
+        // The published client reads response[0]: the asset as it is now.
+        const page = await listRecords(ctx, assets.def, moved, readerOf(tx.db));
+        return { response: `[${page.records.join(',')}]` };
+      }, (reply) => reply);
     },
   },
 };

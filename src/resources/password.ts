@@ -6,7 +6,9 @@ import { recordEntry } from '../engine/audit.ts';
 import { bodyObjects } from '../engine/body.ts';
 import { counts, type Endpoint } from '../engine/endpoint.ts';
 import { parseQuery } from '../engine/query.ts';
-import { inWriteTx, matchRows } from '../engine/write.ts';
+import { sql } from 'kysely';
+import { checkPrecondition, readIfMatch } from '../engine/precondition.ts';
+import { bookkeeping, byIds, inWriteTx, matchIds, rowsOf, setList } from '../engine/write.ts';
 import { exceeds } from '../auth/access.ts';
 import type { WriteTx } from '../engine/resource.ts';
 import { accessDenied, filterRequired, forbidden, invalidField, invalidValue } from '../errors.ts';
@@ -17,8 +19,8 @@ import { users } from './users.ts';
 /** Stores a password hash for a user (audited as `***`) and ends the user's other sessions. */
 export async function storePassword(tx: WriteTx, user: Row, hash: string): Promise<void> {
   const session = tx.ctx.principal.session;
-  await tx.db.updateTable('users').set({ password_hash: hash, password_last_changed: tx.today, modified: tx.now })
-    .where('id', '=', Number(user.id)).execute();
+  await sql`UPDATE users SET password_hash = ${hash}, password_last_changed = ${tx.today}, ${setList(bookkeeping(users.def, sql`${tx.now}`))}
+    WHERE id = ${Number(user.id)}`.execute(tx.db);
   await endUserSessions(tx.db, Number(user.id), session && user.id === session.userId ? session.id : null);
   tx.audit(recordEntry(users.def, 'update', user, jsonObjectText([['password', '"***"']]),
     jsonObjectText([['password', '"***"'], ['password_last_changed', JSON.stringify(tx.today)]])));
@@ -41,8 +43,12 @@ export const passwordEndpoint: Endpoint = {
       const p = ctx.principal;
       // Hashed once, before the transaction: scrypt is slow on purpose and must not hold the database.
       const hash = await hashPassword(password);
+      const reply = (n: number) => ({ response: counts('records_updated', n, 'records_found', n) });
+      const pre = readIfMatch(c.ifMatch);
       const n = await inWriteTx(ctx, async (tx) => {
-        const rows = await matchRows(tx, users.def, query);
+        const ids = await matchIds(tx, users.def, query);
+        if (pre) await checkPrecondition(tx, users.def, query, byIds(tx, ids), pre);
+        const rows = await rowsOf(tx, users.def, ids);
         const others = rows.filter((r) => r.id !== p.session?.userId);
         if (p.session && p.level !== 'admin' && others.length > 0) throw accessDenied('POST', 'password', 'admin');
         // Setting someone's password is becoming them: not for a user with more rights than the caller.
@@ -51,8 +57,8 @@ export const passwordEndpoint: Endpoint = {
         }
         for (const row of rows) await storePassword(tx, row, hash);
         return rows.length;
-      });
-      return { response: counts('records_updated', n, 'records_found', n) };
+      }, reply);
+      return reply(n);
     },
   },
 };

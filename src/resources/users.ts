@@ -5,7 +5,7 @@ import type { Resource, WriteTx } from '../engine/resource.ts';
 import { forbidden, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
 import type { SqlValue } from '../model/types.ts';
-import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, flag, id, modified, required, text } from './fields.ts';
+import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, flag, id, modified, version, required, text } from './fields.ts';
 
 export const LEVELS = ['readonly', 'user', 'admin'] as const;
 
@@ -38,7 +38,7 @@ export const users: Resource = {
       id, required('username'), required('email', { format: 'email' }), text('first_name'), text('last_name'), text('phone'),
       flag('email_confirmed', 0), { name: 'password_last_changed', type: 'date', nullable: true },
       { name: 'permissions', type: 'json', nullable: true, writable: 'always', objectOnly: true },
-      companyId, flag('reminders', 1), data, modified,
+      companyId, flag('reminders', 1), data, modified, version,
     ],
     relations: [embed('company', 'companies', 'company_id')],
     unique: [['username']],

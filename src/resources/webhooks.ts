@@ -6,13 +6,13 @@ import { sql } from 'kysely';
 import { created, type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
 import type { Resource } from '../engine/resource.ts';
 import { bodyObjects } from '../engine/body.ts';
-import { createRecords } from '../engine/write.ts';
+import { inWriteTx, insertRecords, readCreates } from '../engine/write.ts';
 import { invalidValue } from '../errors.ts';
 import { parseJson } from '../model/json.ts';
 import { parseQuery } from '../engine/query.ts';
 import { readEventList } from '../webhooks/events.ts';
 import { newSecret } from '../webhooks/secret.ts';
-import { ADMIN_ONLY, ALL_VERBS, companyId, data, flag, id, modified, required } from './fields.ts';
+import { ADMIN_ONLY, ALL_VERBS, companyId, data, flag, id, modified, version, required } from './fields.ts';
 
 
 /** An https URL with a host and no credentials. */
@@ -30,7 +30,7 @@ export const webhooks: Resource = {
     name: 'webhooks', table: 'webhooks', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_ONLY,
     fields: [
       id, companyId, required('url'), { name: 'events', type: 'json', writable: 'always', required: true },
-      flag('active', 1), data, { name: 'created', type: 'datetime', default: 'now' }, modified,
+      flag('active', 1), data, { name: 'created', type: 'datetime', default: 'now' }, modified, version,
     ],
     relations: [],
   },
@@ -51,14 +51,18 @@ export const webhooks: Resource = {
   },
 };
 
-/** The PUT answer carries each new webhook's secret, once. */
+/** The PUT answer carries each new webhook's secret, once (and again only to a retry with its Idempotency-Key). */
 export const webhooksEndpoint: Endpoint = resourceEndpoint(webhooks, {
   async PUT(c) {
-    parseQuery(webhooks.def, c.verb, c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
-    const ids = await createRecords(c.ctx, webhooks, bodyObjects(c.json(), 'PUT'));
-    const rows = await c.ctx.database.db.selectFrom('webhooks').select(['id', 'secret']).where('id', 'in', ids).execute();
-    const secret = new Map(rows.map((r) => [Number(r.id), String(r.secret)]));
-    const reply = created(ids);
-    return { ...reply, response: `${reply.response.slice(0, -1)},"secrets":${JSON.stringify(ids.map((i) => secret.get(i)))}}` };
+    const { ctx } = c;
+    parseQuery(webhooks.def, c.verb, c.segments, c.orderHeader, ctx.catalog.lookup, ctx.limits);
+    const records = readCreates(ctx, webhooks, bodyObjects(c.json(), 'PUT'));
+    return inWriteTx(ctx, async (tx) => {
+      const ids = await insertRecords(tx, webhooks, records);
+      const rows = await tx.db.selectFrom('webhooks').select(['id', 'secret']).where('id', 'in', ids).execute();
+      const secret = new Map(rows.map((r) => [Number(r.id), String(r.secret)]));
+      const reply = created(ids);
+      return { ...reply, response: `${reply.response.slice(0, -1)},"secrets":${JSON.stringify(ids.map((i) => secret.get(i)))}}` };
+    }, (reply) => reply);
   },
 });

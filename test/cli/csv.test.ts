@@ -34,7 +34,7 @@ for (const kind of DB_KINDS) {
         const out = await stage.cli('export', 'assets', '--company', String(top));
         assert.equal(out.code, 0, show(out));
         const lines = out.stdout.split('\r\n');
-        assert.match(lines[0]!, /^id,company_id,asset_no,.*,modified,data\.room,company\.name,location\.description,department\.description,externaltype\.description$/);
+        assert.match(lines[0]!, /^id,company_id,asset_no,.*,modified,version,data\.room,company\.name,location\.description,department\.description,externaltype\.description$/);
         assert.deepEqual(lines.slice(1, 3).map((l) => l.split(',')[2]), ['A-1', 'A-2']);
         assert.ok(lines[1]!.includes('"Scale, 5 kg"') && lines[1]!.includes(',Lab 1,Top,'), lines[1]);
         assert.equal(lines.length, 4, 'two records and the final CRLF');

@@ -102,7 +102,7 @@ for (const kind of DB_KINDS) {
       [secret] = created.secrets;
       assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
       const [hook] = ok(await api.get(`/3.0/webhooks/id=${hookId}`));
-      assert.deepEqual(Object.keys(hook), ['id', 'company_id', 'url', 'events', 'active', 'data', 'created', 'modified']);
+      assert.deepEqual(Object.keys(hook), ['id', 'company_id', 'url', 'events', 'active', 'data', 'created', 'modified', 'version']);
       assert.deepEqual([hook.company_id, hook.url, hook.events, hook.active], [top, main.url(), ['*'], 1]);
       assert.ok(!JSON.stringify(await api.get('/3.0/auditlog')).includes(secret));
       ok(await other.put('/3.0/webhooks', { url: aside.url(), events: ['*'] }), 201);

@@ -7,7 +7,7 @@ import { DB_KINDS, type Service } from '../support/harness.ts';
 import { login, user } from '../support/workflows.ts';
 import {
   allNull, auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, keys, list, nowText,
-  one, PLACE_FIELDS, QUEUE_FIELDS, start, stop, todayText, update,
+  one, PLACE_FIELDS, QUEUE_FIELDS, start, stop, todayText, update, recordKeys,
 } from './resources-support.ts';
 
 const badReleased = 'Field verification failed, invalid field released';
@@ -40,12 +40,12 @@ for (const kind of DB_KINDS) {
     it('fields in the seed order plus asset_id and modified, with the creation defaults', async () => {
       const id = await entry(api, { asset_no: 'Q-1' });
       const q = await one(api, 'assetqueue', id);
-      assert.deepEqual(keys(q), [...QUEUE_FIELDS, 'company', 'externaltype', 'department', 'location']);
+      assert.deepEqual(keys(q), recordKeys(QUEUE_FIELDS, 'company', 'externaltype', 'department', 'location'));
       assert.deepEqual({ ...q, company: null }, {
         id, company_id: top, external_type_id: null, manufacturer: '', model: '', asset_no: 'Q-1', serial_no: '', description: 'queued',
         next_date: null, period: null, status: 'Active', date_added: todayText(svc), department_id: null, location_id: null, last_error: '',
         requested_date: nowText(svc), released: 0, data: null, asset_id: null, modified: nowText(svc),
-        company: null, externaltype: allNull(EXTERNALTYPE_FIELDS), department: null, location: null,
+        company: null, externaltype: allNull(EXTERNALTYPE_FIELDS), department: null, location: null, version: 1,
       });
       assert.deepEqual(keys(q.company), COMPANY_FIELDS);
       assert.equal(q.company.id, top);
@@ -137,7 +137,7 @@ for (const kind of DB_KINDS) {
         id: q.asset_id, company_id: top, asset_no: 'REL-1', serial_no: 'SN-1', description: 'Torque wrench', status: 'New',
         next_check: '2025-01-31', last_check: null, period: 6, location_id: loc, department_id: dep, external_type_id: ext,
         date_added: todayText(svc), data: { cost: 12, tag: 'x', manufacturer: 'ACME', model: 'TW-9' }, modified: nowText(svc),
-        company: null, location: null, department: null, externaltype: null, files: [],
+        company: null, location: null, department: null, externaltype: null, files: [], version: 1,
       });
       assert.equal(JSON.stringify(a.data), '{"cost":12,"tag":"x","manufacturer":"ACME","model":"TW-9"}');
       // Both changes are audited.

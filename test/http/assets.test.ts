@@ -7,7 +7,7 @@ import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import {
   allNull, ASSET_FIELDS, auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS,
-  FILE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, start, stop, todayText, update,
+  FILE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, start, stop, todayText, update, recordKeys,
 } from './resources-support.ts';
 
 for (const kind of DB_KINDS) {
@@ -27,11 +27,12 @@ for (const kind of DB_KINDS) {
     it('a new asset has the fields of §7.2 in order, its defaults and all-null/null embeds', async () => {
       const id = await create(api, 'assets', { asset_no: 'A-1' });
       const a = await one(api, 'assets', id);
-      assert.deepEqual(keys(a), [...ASSET_FIELDS, 'company', 'location', 'department', 'externaltype', 'files']);
+      assert.deepEqual(keys(a), recordKeys(ASSET_FIELDS, 'company', 'location', 'department', 'externaltype', 'files'));
       assert.deepEqual({ ...a, company: null }, {
         id, company_id: top, asset_no: 'A-1', serial_no: '', description: '', status: 'Active', next_check: null, last_check: null,
         period: null, location_id: null, department_id: null, external_type_id: null, date_added: todayText(svc), data: null,
         modified: nowText(svc), company: null, location: null, department: null, externaltype: allNull(EXTERNALTYPE_FIELDS), files: [],
+        version: 1,
       });
       assert.deepEqual(keys(a.company), COMPANY_FIELDS);
       assert.equal(a.company.id, top);

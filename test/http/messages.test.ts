@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { addUser } from '../../src/admin.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { create, expectError, expectOk, keys, list, MESSAGE_FIELDS, nowText, one, start, stop, unique, update, USER_FIELDS } from './resources-support.ts';
+import { create, expectError, expectOk, keys, list, MESSAGE_FIELDS, nowText, one, start, stop, unique, update, USER_FIELDS, recordKeys } from './resources-support.ts';
 
 for (const kind of DB_KINDS) {
   describe(`messages (${kind})`, () => {
@@ -33,10 +33,10 @@ for (const kind of DB_KINDS) {
       const u = await user(top);
       const id = await create(api, 'messages', { target_user_id: u, messagetext: 'Hello', date_range_start: '2024-01-01', data: { p: 1 } });
       const m = await one(api, 'messages', id);
-      assert.deepEqual(keys(m), [...MESSAGE_FIELDS, 'sender', 'recipient']);
+      assert.deepEqual(keys(m), recordKeys(MESSAGE_FIELDS, 'sender', 'recipient'));
       assert.deepEqual({ ...m, recipient: null }, {
         id, sender_user_id: null, target_user_id: u, company_id: top, message_read: 0, date_range_start: '2024-01-01', date_range_end: null,
-        messagetext: 'Hello', data: { p: 1 }, modified: nowText(svc), sender: null, recipient: null,
+        messagetext: 'Hello', data: { p: 1 }, modified: nowText(svc), sender: null, recipient: null, version: 1,
       });
       assert.deepEqual(keys(m.recipient), USER_FIELDS);
       assert.equal(m.recipient.id, u);

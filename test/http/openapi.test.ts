@@ -148,7 +148,7 @@ for (const kind of DB_KINDS) {
 
     before(async () => {
       limiter = new RateLimiter({ rate: 1, burst: 5 }, null, { now: () => held ?? (time += 60_000), syncMs: null });
-      svc = await startService(kind, { blobs, rateLimiter: limiter, bodyMaxBytes: BODY_MAX, uploadMaxBytes: UPLOAD_MAX });
+      svc = await startService(kind, { blobs, rateLimiter: limiter, bodyMaxBytes: BODY_MAX, uploadMaxBytes: UPLOAD_MAX, idempotencyWaitMs: 50 });
       svc.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
       const top = await svc.company('Top');
       const sub = await svc.company('Sub', top);

@@ -89,24 +89,28 @@ export const keys = (o: object) => Object.keys(o);
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}${++counter}${Math.random().toString(36).slice(2, 6)}`;
 
-/** Field lists in the contract's order (spec §7). */
-export const COMPANY_FIELDS = ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified'];
-export const PLACE_FIELDS = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified'];
-export const EXTERNALTYPE_FIELDS = ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified'];
+/** Field lists in the contract's order (spec §7): a record's own members, as it shows embedded (`version` last, spec §14.2). */
+export const COMPANY_FIELDS = ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified', 'version'];
+export const PLACE_FIELDS = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified', 'version'];
+export const EXTERNALTYPE_FIELDS = ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified', 'version'];
 export const FILE_FIELDS = ['id', 'upload_uuid', 'upload_endpoint', 'filedate', 'description', 'filename', 'asset_id', 'company_id',
-  'data', 'mimetype', 'size', 'modified'];
+  'data', 'mimetype', 'size', 'modified', 'version'];
 export const ASSET_FIELDS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'period',
-  'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified'];
+  'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified', 'version'];
 export const ASSET_SHORT = ['id', 'asset_no', 'serial_no', 'status', 'next_check', 'period', 'company_id', 'location_id', 'department_id',
   'description', 'data'];
 export const QUEUE_FIELDS = ['id', 'company_id', 'external_type_id', 'manufacturer', 'model', 'asset_no', 'serial_no', 'description',
   'next_date', 'period', 'status', 'date_added', 'department_id', 'location_id', 'last_error', 'requested_date', 'released', 'data',
-  'asset_id', 'modified'];
+  'asset_id', 'modified', 'version'];
 export const USER_FIELDS = ['id', 'username', 'email', 'first_name', 'last_name', 'phone', 'email_confirmed', 'password_last_changed',
-  'permissions', 'company_id', 'reminders', 'data', 'modified'];
+  'permissions', 'company_id', 'reminders', 'data', 'modified', 'version'];
 export const MESSAGE_FIELDS = ['id', 'sender_user_id', 'target_user_id', 'company_id', 'message_read', 'date_range_start',
-  'date_range_end', 'messagetext', 'data', 'modified'];
+  'date_range_end', 'messagetext', 'data', 'modified', 'version'];
 export const AUDIT_FIELDS = ['id', 'asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'message', 'olddata', 'newdata',
   'endpoint', 'record_id', 'action', 'client_id', 'ip'];
+
+/** The members of a record with its embeds: its own fields, the embeds, then its version (spec §14.2). */
+export const recordKeys = (fields: readonly string[], ...embeds: string[]) =>
+  [...fields.filter((f) => f !== 'version'), ...embeds, ...fields.filter((f) => f === 'version')];
 
 export const allNull = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, null]));

@@ -533,17 +533,19 @@ for (const kind of DB_KINDS) {
       const l = await rowOf(world, 'locations', loc);
       const f = await rowOf(world, 'files', file);
       const c = await rowOf(world, 'companies', co.C);
-      const companyC = `{"id":${co.C},"name":"C\\tchild","created":"${c.created}","logo":null,"subdomain":null,"styles":null,"data":null,`
-        + `"parent_id":${co.A},"modified":"${c.modified}"}`;
+      // A record's version is its last member: after the embeds of a listed record, last of an embedded one.
+      const fieldsC = `{"id":${co.C},"name":"C\\tchild","created":"${c.created}","logo":null,"subdomain":null,"styles":null,"data":null,`
+        + `"parent_id":${co.A},"modified":"${c.modified}"`;
+      const companyC = `${fieldsC},"version":1}`;
       const expected = `[{"id":${id},"company_id":${co.C},"asset_no":"K-1","serial_no":"","description":"tab\\there 🙂","status":"Active",`
         + `"next_check":"2025-03-01","last_check":null,"period":12,"location_id":${loc},"department_id":null,"external_type_id":null,`
         + `"date_added":"${a.date_added}","data":{"10":1,"2":{"b":1.50,"a":-0},"k":"x\u2028","1e3":1e3,"big":12345678901234567890},`
         + `"modified":"${a.modified}","company":${companyC},`
         + `"location":{"id":${loc},"company_id":${co.C},"description":"Hall \\"1\\"\\\\\u2028","creationdate":"${l.creationdate}","data":null,`
-        + `"modified":"${l.modified}"},"department":null,"externaltype":{"id":null,"external_itemtype_id":null,"company_id":null,`
-        + `"description":null,"data":null,"modified":null},"files":[{"id":${file},"upload_uuid":null,`
+        + `"modified":"${l.modified}","version":1},"department":null,"externaltype":{"id":null,"external_itemtype_id":null,"company_id":null,`
+        + `"description":null,"data":null,"modified":null,"version":null},"files":[{"id":${file},"upload_uuid":null,`
         + `"upload_endpoint":"${world.svc.baseUrl}/3.0/upload/${f.token}","filedate":"${f.filedate}","description":"","filename":"ä.pdf",`
-        + `"asset_id":${id},"company_id":${co.C},"data":{},"mimetype":null,"size":null,"modified":"${f.modified}"}]}]`;
+        + `"asset_id":${id},"company_id":${co.C},"data":{},"mimetype":null,"size":null,"modified":"${f.modified}","version":1}],"version":1}]`;
       for (const caller of ['A', 'C'] as const) {
         assert.equal(await world.ref.response('assets', [id], { root: co[caller] }), expected, `reference, caller ${caller}`);
         const got = await world.readers[caller].get(`/3.0/assets/id=${id}`);
@@ -552,9 +554,10 @@ for (const kind of DB_KINDS) {
       // C's parent A is in A's scope but outside C's: there the embed has every member null.
       const a2 = await rowOf(world, 'companies', co.A);
       const parentA = `{"id":${co.A},"name":"A 🙂","created":"${a2.created}","logo":null,"subdomain":null,"styles":null,"data":null,`
-        + `"parent_id":${co.P},"modified":"${a2.modified}"}`;
-      const nulls = '{"id":null,"name":null,"created":null,"logo":null,"subdomain":null,"styles":null,"data":null,"parent_id":null,"modified":null}';
-      const asSeenBy = { A: `[${companyC.slice(0, -1)},"parentcompany":${parentA}}]`, C: `[${companyC.slice(0, -1)},"parentcompany":${nulls}}]` };
+        + `"parent_id":${co.P},"modified":"${a2.modified}","version":1}`;
+      const nulls = '{"id":null,"name":null,"created":null,"logo":null,"subdomain":null,"styles":null,"data":null,"parent_id":null,"modified":null,'
+        + '"version":null}';
+      const asSeenBy = { A: `[${fieldsC},"parentcompany":${parentA},"version":1}]`, C: `[${fieldsC},"parentcompany":${nulls},"version":1}]` };
       for (const caller of ['A', 'C'] as const) {
         assert.equal(await world.ref.response('companies', [co.C], { root: co[caller] }), asSeenBy[caller], `reference, caller ${caller}`);
         const got = await world.readers[caller].get(`/3.0/companies/id=${co.C}`);

@@ -9,7 +9,7 @@ import { Api, assertNoSecretsLeaked, BAD_LOGIN, BAD_SESSION, expectError, expect
 
 const badPassword = 'Field verification failed, invalid value for new_password';
 const USER_FIELDS = ['id', 'username', 'email', 'first_name', 'last_name', 'phone', 'email_confirmed', 'password_last_changed',
-  'permissions', 'company_id', 'reminders', 'data', 'modified', 'company'];
+  'permissions', 'company_id', 'reminders', 'data', 'modified', 'company', 'version'];
 
 for (const kind of DB_KINDS) {
   describe(`passwords (${kind})`, () => {

@@ -3,8 +3,10 @@
 // and the refusals each can give, then sweeps that send every operation of the
 // document each refusal every request can meet.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
+import { formatDatetime } from '../../src/model/dates.ts';
 import { BlobStore, storageError } from '../../src/storage/blobs.ts';
 import type { RequestOptions, TestClient, TestResponse } from './client.ts';
 import type { Service } from './harness.ts';
@@ -123,6 +125,7 @@ export async function sweep(w: World, made: Made, limit: { freeze(): void; thaw(
   for (const t of api.filter((x) => documents(x, 414))) {
     check(await tour.send(w.api, t.method, t.template.replace(/\{\w+\}/, `id=${'1'.repeat(9000)}`), { body: bodyOf(t) }), 414, t);
   }
+  await sweepHeaders(w, made, api);
   const viewer = await user(svc, w.top, { level: 'readonly' });
   const login = await w.api.request('POST', '/3.0/login', { body: { username: viewer.username, password: viewer.password } });
   assert.equal(login.status, 200, login.text);
@@ -140,4 +143,37 @@ export async function sweep(w: World, made: Made, limit: { freeze(): void; thaw(
   // The store breaks: every request needs its certificate looked up.
   await sql`ALTER TABLE clients RENAME TO clients_away`.execute(svc.database.db);
   for (const t of api) check(await send(w.api, t), 500, t);
+}
+
+/**
+ * The refusals of the write headers (spec §14.1, §14.2): a key held for another
+ * request (422) or by one still running (409), and a version no record has (412).
+ */
+async function sweepHeaders(w: World, made: Made, api: readonly Target[]): Promise<void> {
+  const { tour, svc } = w;
+  const { client, info } = await svc.certificate(w.top, { impersonation: true });
+  const hold = async (t: Target, key: string, running: boolean) => {
+    const body = bodyOf(t);
+    const hash = createHash('sha256').update('json\n').update(body ?? '').digest('hex');
+    const expires = formatDatetime(new Date(svc.clock.now().getTime() + 3_600_000));
+    await sql`INSERT INTO idempotency_keys (client_id, user_id, ${sql.ref('key')}, verb, path, body_hash, owner, locked_until, expires,
+        status, answered, response)
+      VALUES (${info.id}, 0, ${key}, ${t.method}, ${running ? t.path : '/elsewhere'}, ${hash}, 'tour', ${expires}, ${expires},
+        ${running ? null : 200}, ${running ? null : 0}, ${running ? null : '{}'})`.execute(svc.database.db);
+    return tour.send(client, t.method, t.path, { body, headers: { 'idempotency-key': key } });
+  };
+  const expect = (res: TestResponse, status: number, t: Target) =>
+    assert.equal(res.status, status, `${t.method} ${t.path}: expected ${status}, got ${res.status}: ${res.text.slice(0, 200)}`);
+  for (const t of api.filter((x) => documents(x, 422))) {
+    expect(await hold(t, `mismatch ${t.id}`, false), 422, t);
+    expect(await hold(t, `running ${t.id}`, true), 409, t);
+  }
+  // moveasset's If-Match speaks of the asset its body names; elsewhere no record matches the filters.
+  const valid: Record<string, string> = {
+    moveAsset: JSON.stringify({ asset_id: made.asset, company_id: w.top }), setPassword: JSON.stringify({ new_password: 'a valid password' }),
+  };
+  for (const t of api.filter((x) => documents(x, 412))) {
+    const body = valid[t.id] ?? bodyOf(t);
+    expect(await tour.send(client, t.method, t.path, { body, headers: { 'if-match': '999999' } }), 412, t);
+  }
 }

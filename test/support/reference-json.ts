@@ -5,7 +5,8 @@
 // text verbatim, every other value → JSON.stringify, NULL → null), then each
 // one-to-one embed (null, or all members null when the reference is empty or
 // the record lies outside the caller's scope), then the one-to-many embeds (an
-// asset's files in id order, only those in scope). The scope is a recursive walk
+// asset's files in id order, only those in scope), then the version (an embedded
+// record has it as its last field). The scope is a recursive walk
 // over `companies.parent_id` from the caller's company. Basic mode only (no
 // session): messages and auditlog then have no further visibility rules.
 import { type Kysely, sql } from 'kysely';
@@ -195,7 +196,8 @@ export class ReferenceSerializer {
     for (const id of ids) {
       const row = rows.get(id);
       if (!row) throw new Error(`reference: ${spec.table} has no record ${id}`);
-      const members = [(await this.objectJson(resource, row, spec.fields)).slice(1, -1)];
+      const own = spec.fields.filter((f) => f !== 'version');
+      const members = [(await this.objectJson(resource, row, own)).slice(1, -1)];
       for (const rel of spec.one) {
         const target = SPECS[rel.resource];
         const fields = rel.fields ?? target.fields;
@@ -217,6 +219,8 @@ export class ReferenceSerializer {
         for (const c of children) if (scope.has(Number(c[target.scope]))) items.push(await this.objectJson(rel.resource, c, target.fields));
         members.push(`${JSON.stringify(rel.name)}:[${items.join(',')}]`);
       }
+      // The version comes last, after the embeds (spec §14.2).
+      if (own.length < spec.fields.length) members.push((await this.objectJson(resource, row, ['version'])).slice(1, -1));
       records.push(`{${members.filter((m) => m !== '').join(',')}}`);
     }
     return `[${records.join(',')}]`;
