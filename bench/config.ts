@@ -16,6 +16,8 @@ export const WARMUP = int(['BENCH_WARMUP_SECONDS'], 3);
 export const CONNECTIONS = int(['BENCH_CONNECTIONS'], 16);
 /** Number of assets; BENCH_ASSETS is the older name. */
 export const ROWS = int(['BENCH_ROWS', 'BENCH_ASSETS'], 100_000);
+/** Assets the CSV export streams, in one company of a store of their own (EXPORT_DIR). */
+export const EXPORT_ROWS = int(['BENCH_EXPORT_ROWS'], 1_000_000);
 export const WITH_PG = process.env.BENCH_PG === '1';
 export type Engine = 'sqlite' | 'postgres';
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
@@ -46,6 +48,8 @@ export const BENCH_DIR = resolve('.bench');
 export const SQLITE_DIR = join(BENCH_DIR, 'sqlite');
 /** The file the service opens under DATA_DIR=SQLITE_DIR (src/db/database.ts). */
 export const SQLITE_FILE = join(SQLITE_DIR, 'asset-tracker.sqlite');
+/** DATA_DIR of the CSV export's store, apart from the workloads' (which W6 changes). */
+export const EXPORT_DIR = join(BENCH_DIR, 'export');
 export const TLS_FILES = {
   serverCert: join(BENCH_DIR, 'tls', 'server.pem'),
   serverKey: join(BENCH_DIR, 'tls', 'server.key'),

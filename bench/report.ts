@@ -14,6 +14,11 @@ function printTable(title: string, rows: readonly (readonly [string, Row])[]): v
     ms(r.load.latencyMs.max), `${r.serverCpuPercent.toFixed(0)}%`, r.rssMiB === null ? '-' : `${r.load.clientCpuPercent.toFixed(0)}%`,
     `${r.otherCpuPercent.toFixed(0)}%`, r.rssMiB === null ? '-' : `${mib(r.rssMiB)} (${mib(r.peakRssMiB)})`,
   ]);
+  printColumns(title, header, cells);
+}
+
+/** A table: the first column left-aligned, the others right-aligned. */
+function printColumns(title: string, header: readonly string[], cells: readonly (readonly string[])[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const format = (c: readonly string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   say(`\n${title}\n${format(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${cells.map(format).join('\n')}`);
@@ -80,4 +85,25 @@ export function printNotes(withQuarter: boolean): void {
   say('\nautocannon latencies have 1 ms resolution; W6 and bare UPDATE are timed per request (median in p50, no p99 of 15)'
     + `${withQuarter ? ', the 25 % run per request from when it was due (requests evenly spaced)' : ''}; CPU 100% = one core; RSS measured after the run;`
     + ' "other CPU" is what the rest of the machine used meanwhile (on PostgreSQL the database backends are in it, so no noise warning there)');
+}
+
+/** The CSV export (export.ts): its rows and speed, and the server's peak RSS beside the target. */
+export function printExport(r: Row): void {
+  const rows = r.load.records ?? 0;
+  printColumns('CSV export, SQLite (one mTLS request, GET /3.0/assets, Accept: text/csv):',
+    ['export', 'rows', 'seconds', 'rows/s', 'MiB sent', 'server CPU', 'client CPU', 'other CPU', 'RSS MiB (peak)'],
+    [['all assets of one company', String(rows), r.load.seconds.toFixed(1), (rows / r.load.seconds).toFixed(0),
+      (r.load.bytesPerResponse / 2 ** 20).toFixed(0), `${r.serverCpuPercent.toFixed(0)}%`, `${r.load.clientCpuPercent.toFixed(0)}%`,
+      `${r.otherCpuPercent.toFixed(0)}%`, `${mib(r.rssMiB)} (${mib(r.peakRssMiB)})`]]);
+  printRatios([{ name: 'service peak RSS, export streamed', value: r.peakRssMiB ?? NaN, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' }]);
+}
+
+/** Prints each row whose load saw a problem (non-2xx, error, timeout, wrong body); returns whether there was one. */
+export function printFailures(rows: readonly Row[]): boolean {
+  const failed = rows.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
+  for (const r of failed) {
+    process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`
+      + `  first unexpected body: ${r.load.firstMismatch ?? '(none: non-2xx or connection errors only)'}\n`);
+  }
+  return failed.length > 0;
 }

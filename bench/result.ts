@@ -12,6 +12,8 @@ export interface LoadResult {
   readonly statusCodes: Record<string, number>;
   readonly clientCpuPercent: number;
   readonly firstMismatch: string | null;
+  /** Data rows of the CSV export that arrived (export-client.ts only). */
+  readonly records?: number;
 }
 
 export const announceMeasuring = (): void => { process.stdout.write('MEASURING\n'); };

@@ -6,11 +6,13 @@
 // postgres://root@127.0.0.1:5432/postgres, names the server); prints a table and
 // the issue's ratios per database. BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3),
 // BENCH_CONNECTIONS (16). At BENCH_ROWS=1000000 it also measures W2's latency at
-// 25 % of its peak rate.
+// 25 % of its peak rate. After the SQLite workloads, the CSV export of
+// BENCH_EXPORT_ROWS assets (1000000) from a store of its own (export.ts).
 import { formatDate } from '../src/model/dates.ts';
 import { say, WITH_PG } from './config.ts';
+import { runExport } from './export.ts';
 import { measureServer, type Row } from './measure.ts';
-import { printEngine, printNotes } from './report.ts';
+import { printEngine, printExport, printFailures, printNotes } from './report.ts';
 import type { SeedSummary } from './seed.ts';
 import { createPgDatabase, dropPgDatabase, seed, writeCertificates } from './setup.ts';
 import { announce, type EngineRun, getLoader, loadText, runWorkloads } from './workloads.ts';
@@ -37,6 +39,7 @@ async function main(): Promise<number> {
   describeScope(summary, today);
   const staticRow = await staticBaseline();
   const runs: EngineRun[] = [await runWorkloads({ engine: 'sqlite', url: undefined, summary, today })];
+  const exported = await runExport(certPem, today);
   if (WITH_PG) {
     const url = await createPgDatabase();
     try {
@@ -48,15 +51,11 @@ async function main(): Promise<number> {
   }
 
   for (const run of runs) printEngine(run, staticRow, run.engine === 'postgres' ? runs[0]! : null);
+  printExport(exported);
   printNotes(runs.some((r) => r.quarter !== null));
   say(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const all = [staticRow, ...runs.flatMap((r) => [r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : [])])];
-  const failed = all.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
-  for (const r of failed) {
-    process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`
-      + `  first unexpected body: ${r.load.firstMismatch ?? '(none: non-2xx or connection errors only)'}\n`);
-  }
-  return failed.length > 0 ? 1 : 0;
+  const all = [staticRow, exported, ...runs.flatMap((r) => [r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : [])])];
+  return printFailures(all) ? 1 : 0;
 }
 
 process.exitCode = await main();

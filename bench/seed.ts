@@ -9,7 +9,11 @@ import { addDays, addMonths, formatDatetime, systemClock } from '../src/model/da
 import type { Engine } from './config.ts';
 import { type AssetRow, type BenchTables, insertAssets, insertReminders } from './seed-insert.ts';
 
-export interface SeedOptions { readonly engine: Engine; readonly certPem: string; readonly today: string; readonly assets?: number }
+export interface SeedOptions {
+  readonly engine: Engine; readonly certPem: string; readonly today: string; readonly assets?: number;
+  /** Only the first n companies of the tree (the CSV export seeds one); default all 10. */
+  readonly companies?: number;
+}
 
 export interface SeedSummary {
   readonly companies: readonly { id: number; name: string; parentId: number | null; inScope: boolean }[];
@@ -56,8 +60,9 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
   const now = formatDatetime(new Date());
   const db = database.db.withTables<BenchTables>();
 
+  const tree = TREE.slice(0, o.companies ?? TREE.length);
   const ids: number[] = [];
-  for (const [name, parent] of TREE) ids.push(await addCompany(database, name, parent === null ? null : ids[parent]!));
+  for (const [name, parent] of tree) ids.push(await addCompany(database, name, parent === null ? null : ids[parent]!));
   const client = await addClient(database, { companyId: ids[0]!, certPem: o.certPem, name: 'bench client' });
 
   const described = (list: readonly string[], companyId: number) =>
@@ -102,7 +107,7 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
   const assetsInScope = Math.min(total, perCompany * IN_SCOPE);
   return {
     reminders: { seeded, jobCreated: run.created, jobDelivered: run.delivered },
-    companies: TREE.map(([name, parent], i) => ({ id: ids[i]!, name, parentId: parent === null ? null : ids[parent]!, inScope: i < IN_SCOPE })),
+    companies: tree.map(([name, parent], i) => ({ id: ids[i]!, name, parentId: parent === null ? null : ids[parent]!, inScope: i < IN_SCOPE })),
     clientId: client.id, assetsTotal: total, assetsInScope, overdueInScope,
     scopeIds: await scopeIds(database, ids.slice(0, IN_SCOPE), assetsInScope),
   };

@@ -24,13 +24,17 @@ export function writeCertificates(): string {
 
 export const engineLabel = (engine: Engine) => (engine === 'postgres' ? 'PostgreSQL' : 'SQLite');
 
-/** Migrates and seeds; `url` undefined means SQLite under .bench/sqlite. */
-export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string): Promise<SeedSummary> {
+/** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies. */
+export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number }
+
+/** Migrates and seeds; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
+export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string,
+  target: SeedTarget = { dataDir: SQLITE_DIR, assets: ROWS }): Promise<SeedSummary> {
   const t0 = Date.now();
-  const database = openDatabase({ url, dataDir: SQLITE_DIR });
+  const database = openDatabase({ url, dataDir: target.dataDir });
   try {
     await migrate(database.db);
-    const summary = await seedBench(database, { engine, certPem, today, assets: ROWS });
+    const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies });
     // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
     if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);
     say(`seeded ${summary.assetsTotal} assets and ${summary.reminders.seeded} reminders into ${engineLabel(engine)}`

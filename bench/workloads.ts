@@ -51,12 +51,13 @@ const SERVICE_SETTLE_SECONDS = 6;
 
 /**
  * The service with its rate limiter on, at a limit the load never reaches (so
- * its cost is in every figure), or off (RATE_LIMIT=0) to measure that cost.
+ * its cost is in every figure), or off (RATE_LIMIT=0) to measure that cost;
+ * on SQLite it opens the store under `dataDir` (the CSV export has its own).
  */
-const service = (t: Seeded, rateLimit = String(HIGH_RATE_LIMIT)): ServerSpec => ({
+export const service = (t: Pick<Seeded, 'url'>, rateLimit = String(HIGH_RATE_LIMIT), dataDir = SQLITE_DIR): ServerSpec => ({
   args: ['dist/cli/main.js', 'serve'],
   settleSeconds: SERVICE_SETTLE_SECONDS,
-  env: { DATA_DIR: SQLITE_DIR, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '',
+  env: { DATA_DIR: dataDir, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '',
     RATE_LIMIT: rateLimit },
 });
 
