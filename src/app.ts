@@ -15,6 +15,7 @@ import { type ConnectionCounts, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS
 import { answerEarly, continueOnRead } from './http/early-answer.ts';
 import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
 import { observeRequests } from './http/observe.ts';
+import { apiListener } from './http/serve-api.ts';
 import { watchConnections } from './metrics.ts';
 import { openApiDocument } from './http/openapi.ts';
 import type { Clock } from './model/dates.ts';
@@ -60,6 +61,10 @@ export interface App {
   readonly http: http.Server | null;
 }
 
+/** Paths Fastify serves (registered below); every other request goes to the API's pipeline directly. */
+const SERVICE_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json']);
+const pathOf = (url = '/') => { const q = url.indexOf('?'); return q < 0 ? url : url.slice(0, q); };
+
 /** Request ids (logs, 500 references): unique per process by a random prefix, cheap by a counter. */
 const REQUEST_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;
@@ -95,8 +100,10 @@ export async function buildApp(o: AppOptions): Promise<App> {
     genReqId: nextRequestId,
     return503OnClosing: true,
     serverFactory: (fastifyHandler) => {
+      // The service's own routes go through Fastify; every other request is the API's (http/serve-api.ts).
+      const route: http.RequestListener = (req, res) => (SERVICE_ROUTES.has(pathOf(req.url)) ? fastifyHandler(req, res) : answerApi(req, res));
       // Early refusals (413 …) reach a client still sending its body (http/early-answer.ts).
-      const handler = answerEarly(http1Only(fastifyHandler));
+      const handler = answerEarly(http1Only(route));
       const options = { requireHostHeader: false, ...serverTimeouts(connections) };
       if (o.proxy) plain = answerAll(http.createServer(options, handler), handler, unrouted);
       return answerAll(https.createServer({ ...options, ...tlsProfile(o.tlsCiphers), key: o.tls.key, cert: o.tls.cert }, handler),
@@ -133,6 +140,13 @@ export async function buildApp(o: AppOptions): Promise<App> {
     rateLimiter: o.rateLimiter ?? null,
     idempotencyWaitMs: o.idempotencyWaitMs ?? 5000,
   };
+
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  const answerApi = apiListener({ deps, log: fastify.log, nextId: nextRequestId, closing: () => closing });
 
   function unrouted(req: http.IncomingMessage): Promise<ApiResult> {
     const id = nextRequestId();
@@ -171,7 +185,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
   const openapi = JSON.stringify(openApiDocument(registry, endpoints, o.baseUrl, deps.limits));
   fastify.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
-  fastify.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'], url: '/*', exposeHeadRoute: false, handler: api });
+  // Another verb on a route of the service's own is the API's to answer (404 no_version).
   fastify.setNotFoundHandler(api);
 
   // Fastify closes a factory-made server only when it started it with listen();

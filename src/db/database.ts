@@ -80,7 +80,7 @@ export function openDatabase(o: DatabaseOptions): Database {
     shared: false,
     changes: null,
     dataVersion: sqlite.dataVersion,
-    read: async (s, values) => sqlite.read(s.text, bind(s, values)) as never[],
+    read: async (s, values) => sqlite.read(s, bind(s, values)) as never[],
     transaction: (fn) => immediateTransaction(db, fn),
     pool: sqlite.stats,
     close: () => db.destroy(),

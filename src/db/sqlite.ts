@@ -74,7 +74,7 @@ export interface SqliteConnections {
    * Reads outside transactions, on a connection of their own: WAL lets them see
    * what is committed while a write transaction is open on the writer.
    */
-  read(text: string, params: readonly unknown[]): unknown[];
+  read(statement: { readonly text: string }, params: readonly unknown[]): unknown[];
   /** Changes whenever any connection — this process's writer or another process — commits (PRAGMA data_version on the reader). */
   dataVersion(): number;
 }
@@ -97,8 +97,15 @@ export function openSqlite(file: string): SqliteConnections {
   };
   const measured = measuredDialect(new SqliteDialect({ database }), 'sqlite', 1);
   const version = reader.prepare('PRAGMA data_version').pluck();
+  // A compiled statement keeps its prepared one while it lives (no look-up by its text on every read).
+  const prepared = new WeakMap<object, BetterSqlite3.Statement>();
+  const preparedFor = (s: { readonly text: string }) => {
+    let stmt = prepared.get(s);
+    if (!stmt) prepared.set(s, (stmt = prepareRead(s.text)));
+    return stmt;
+  };
   return {
-    dialect: measured.dialect, stats: measured.stats, read: (text, params) => prepareRead(text).all(params),
+    dialect: measured.dialect, stats: measured.stats, read: (s, params) => preparedFor(s).all(params),
     dataVersion: () => version.get() as number,
   };
 }

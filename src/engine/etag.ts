@@ -1,13 +1,12 @@
 // Conditional GET (spec §14.2): every GET answer carries a weak ETag over its
 // `response` and `pagination` members, and `If-None-Match` with that tag gets 304
 // with no body.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Pagination } from './endpoint.ts';
 
-/** `W/"…"`: a hash of the answer's `response` and `pagination` members as sent. */
+/** `W/"…"`: a hash of the answer's `response` and `pagination` members as sent (one-shot: no Hash object per answer). */
 export function etagOf(response: string, pagination: Pagination | undefined): string {
-  const hash = createHash('sha1').update(response).update('\n').update(pagination ? JSON.stringify(pagination) : '');
-  return `W/"${hash.digest('base64url')}"`;
+  return `W/"${hash('sha1', `${response}\n${pagination ? JSON.stringify(pagination) : ''}`, 'base64url')}"`;
 }
 
 /** `If-None-Match` names the tag (the weak comparison of RFC 9110 §8.8.3.2: `W/` aside), or is `*`. */

@@ -3,8 +3,8 @@
 // of the request metrics. The pipeline notes who called as it finds out; the rest
 // is known when the response ends. Nothing from headers or bodies is logged, so no
 // credential can reach the log through this line.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpDuration, httpInFlight, httpRequests } from '../metrics.ts';
 
 /**
@@ -30,30 +30,39 @@ const ROUTES: Readonly<Record<string, string>> = { '/healthz': 'healthz', '/read
 /** Log levels that leave out the request line (info): nothing to build then. */
 const QUIET = new Set(['fatal', 'error', 'warn', 'silent']);
 
-export function observeRequests(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (req, reply, done) => {
-    httpInFlight.inc();
-    // 'close' comes however the response ends — finished, failed or cut off by the client.
-    reply.raw.once('close', () => finished(req, reply));
-    done();
-  });
-
-  function finished(req: FastifyRequest, reply: FastifyReply): void {
+/**
+ * Counts the request in flight and, once its response ends — finished, failed or
+ * cut off by the client — writes its log line and its share of the metrics.
+ * `route` is a route of the service's own (Fastify's); the API's requests are
+ * named by the endpoint the pipeline noted.
+ */
+export function observe(req: IncomingMessage, res: ServerResponse, reqId: string, log: FastifyBaseLogger, route?: string): void {
+  const started = performance.now();
+  httpInFlight.inc();
+  res.once('close', () => {
     httpInFlight.dec();
-    const caller = callers.get(req.raw);
-    const route = req.routeOptions.url;
+    const caller = callers.get(req);
     // Label values are never the path: a route of the service, an endpoint of the API, or "unknown".
     const endpoint = (route === undefined ? undefined : ROUTES[route]) ?? caller?.endpoint ?? 'unknown';
-    const verb = VERBS.has(req.method) ? req.method : 'OTHER';
-    const status = reply.raw.statusCode;
-    const ms = reply.elapsedTime;
+    const method = req.method ?? '';
+    const verb = VERBS.has(method) ? method : 'OTHER';
+    const status = res.statusCode;
+    const ms = performance.now() - started;
     httpRequests.inc({ endpoint, verb, status });
     httpDuration.observe({ endpoint, verb, status }, ms / 1000);
-    if (QUIET.has(req.log.level)) return;
-    req.log.info({
-      endpoint, verb, url: req.url, status, ms: Math.round(ms * 10) / 10,
-      cert: caller?.fingerprint?.slice(0, FINGERPRINT_PREFIX) ?? null, user: caller?.userId ?? null, ip: caller?.ip ?? req.ip,
-      ...(reply.raw.writableFinished ? {} : { aborted: true }),
+    if (QUIET.has(log.level)) return;
+    log.info({
+      reqId, endpoint, verb, url: req.url, status, ms: Math.round(ms * 10) / 10,
+      cert: caller?.fingerprint?.slice(0, FINGERPRINT_PREFIX) ?? null, user: caller?.userId ?? null, ip: caller?.ip ?? req.socket.remoteAddress ?? null,
+      ...(res.writableFinished ? {} : { aborted: true }),
     }, 'request');
-  }
+  });
+}
+
+/** The same for the requests Fastify routes (the service's own paths, and what its router turns away). */
+export function observeRequests(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (req, reply, done) => {
+    observe(req.raw, reply.raw, String(req.id), fastify.log, req.routeOptions.url);
+    done();
+  });
 }
