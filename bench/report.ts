@@ -30,7 +30,8 @@ function printRatios(ratios: readonly Ratio[]): void {
   const width = Math.max(...ratios.map((r) => r.name.length));
   for (const r of ratios) {
     const pass = r.compare === '≥' ? r.value >= r.target : r.compare === '≤' ? r.value <= r.target : r.value < r.target;
-    const value = r.unit ? `${ms(r.value)} ${r.unit}` : r.value.toPrecision(2);
+    // Three digits: a ratio just under its target must not read as the target (0.299 is no 0.30).
+    const value = r.unit ? `${ms(r.value)} ${r.unit}` : r.value.toPrecision(3);
     const target = `${r.compare} ${r.target}${r.unit ? ` ${r.unit}` : ''}`;
     say(`  ${r.name.padEnd(width)}  ${value.padStart(9)}   target ${target.padEnd(10)}  ${pass ? 'PASS' : 'MISS'}`);
   }
