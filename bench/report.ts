@@ -38,7 +38,8 @@ function printRatios(ratios: readonly Ratio[]): void {
 }
 
 /** The table and ratios of one database; `sqlite` is the SQLite run when this one is PostgreSQL. */
-export function printEngine(run: EngineRun, staticRow: Row, sqlite: EngineRun | null): void {
+export function printEngine(run: EngineRun, sqlite: EngineRun | null): void {
+  const { staticRow } = run;
   const db = engineLabel(run.engine);
   const rows: [string, Row][] = [
     ['(a) bare Fastify, static 1 KB', staticRow],

@@ -11,11 +11,10 @@
 import { formatDate } from '../src/model/dates.ts';
 import { say, WITH_PG } from './config.ts';
 import { runExport } from './export.ts';
-import { measureServer, type Row } from './measure.ts';
 import { printEngine, printExport, printFailures, printNotes } from './report.ts';
 import type { SeedSummary } from './seed.ts';
 import { createPgDatabase, dropPgDatabase, seed, writeCertificates } from './setup.ts';
-import { announce, type EngineRun, getLoader, loadText, runWorkloads } from './workloads.ts';
+import { type EngineRun, runWorkloads } from './workloads.ts';
 
 function describeScope(summary: SeedSummary, today: string): void {
   const scope = summary.companies.filter((c) => c.inScope);
@@ -25,19 +24,12 @@ function describeScope(summary: SeedSummary, today: string): void {
     + ` ${summary.overdueInScope} with next_check < ${today}`);
 }
 
-const staticBaseline = (): Promise<Row> => measureServer(
-  announce('(a) bare Fastify, mTLS, static 1 KB', loadText('/static')),
-  { args: ['--import', 'tsx', 'bench/baseline-server.ts'], env: {} },
-  getLoader('/static', { kind: 'static' }),
-);
-
 async function main(): Promise<number> {
   const started = Date.now();
   const certPem = writeCertificates();
   const today = formatDate(new Date());
   const summary = await seed('sqlite', undefined, certPem, today);
   describeScope(summary, today);
-  const staticRow = await staticBaseline();
   const runs: EngineRun[] = [await runWorkloads({ engine: 'sqlite', url: undefined, summary, today })];
   const exported = await runExport(certPem, today);
   if (WITH_PG) {
@@ -50,11 +42,11 @@ async function main(): Promise<number> {
     }
   }
 
-  for (const run of runs) printEngine(run, staticRow, run.engine === 'postgres' ? runs[0]! : null);
+  for (const run of runs) printEngine(run, run.engine === 'postgres' ? runs[0]! : null);
   printExport(exported);
   printNotes(runs.some((r) => r.quarter !== null));
   say(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const all = [staticRow, exported, ...runs.flatMap((r) => [r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : [])])];
+  const all = [exported, ...runs.flatMap((r) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : [])])];
   return printFailures(all) ? 1 : 0;
 }
 

@@ -26,6 +26,8 @@ export interface Seeded {
 
 export interface EngineRun {
   readonly engine: Engine;
+  /** (a), measured just before this database's W1. */
+  readonly staticRow: Row;
   readonly bareW2: Row;
   readonly bareUpdate: Row;
   readonly w1: Row;
@@ -88,6 +90,13 @@ function pacedLoader(path: string, check: Check, rate: number): Loader {
   };
 }
 
+/** (a): a bare Fastify route answering 1 KB of static JSON over the same mTLS. */
+export const staticBaseline = (): Promise<Row> => measureServer(
+  announce('(a) bare Fastify, mTLS, static 1 KB', loadText('/static')),
+  { args: ['--import', 'tsx', 'bench/baseline-server.ts'], env: {} },
+  getLoader('/static', { kind: 'static' }),
+);
+
 export function announce(label: string, what: string): string {
   say(`${label}: ${what}`);
   return label;
@@ -105,11 +114,13 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   const w1Path = `/3.0/assets/assets.id=${w1Id}`;
   const w3Path = `${overdue}/page=101`;
 
-  const bareW2 = await measureServer(announce(`bare W2, ${db}`, loadText(overdue)), bareList(t), getLoader(overdue, w2Check));
+  // Each ratio's two sides are measured one right after the other: this machine's speed drifts by 10–20 % over minutes.
+  const staticRow = await staticBaseline();
   const w1 = await measureServer(announce(`W1, ${db}`, loadText(w1Path)), service(t),
     getLoader(w1Path, { kind: 'assets', totalRecords: 1, pageSize: PAGE_SIZE, page: 1, scope, id: w1Id }));
   const w1Unlimited = await measureServer(announce(`W1 without rate limit, ${db}`, loadText(w1Path)), service(t, '0'),
     getLoader(w1Path, { kind: 'assets', totalRecords: 1, pageSize: PAGE_SIZE, page: 1, scope, id: w1Id }));
+  const bareW2 = await measureServer(announce(`bare W2, ${db}`, loadText(overdue)), bareList(t), getLoader(overdue, w2Check));
   const w2 = await measureServer(announce(`W2, ${db}`, loadText(overdue)), service(t), getLoader(overdue, w2Check));
   const w3 = await measureServer(announce(`W3, ${db}`, loadText(w3Path)), service(t), getLoader(w3Path, { ...w2Check, page: 101 }));
   let quarter: Row | null = null;
@@ -136,5 +147,5 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   };
   const w6Row = await measureServer(
     announce(`W6, ${db}`, `${UPDATE_WARMUPS} warm-ups + ${UPDATE_ITERATIONS} requests one after another on one connection, POST ${w6Path}`), service(t), w6);
-  return { engine: t.engine, bareW2, bareUpdate, w1, w1Unlimited, w2, w3, w6: w6Row, quarter, updatedRows: rows };
+  return { engine: t.engine, staticRow, bareW2, bareUpdate, w1, w1Unlimited, w2, w3, w6: w6Row, quarter, updatedRows: rows };
 }
