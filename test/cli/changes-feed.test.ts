@@ -3,38 +3,17 @@
 // commit order — with two `serve` instances writing to one PostgreSQL, and across
 // a SIGKILL of the instance that writes.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { createSelfSigned } from '../../src/tls/x509.ts';
-import { selfSigned, type TestCert } from '../support/certs.ts';
+import { addCompany } from '../../src/admin.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { openStageDatabase, Server, show, type Stage, withStage } from '../support/stage.ts';
+import { openStageDatabase, prepareServe, show, type Stage, startServe, withStage } from '../support/stage.ts';
 
-interface Setup { env: Record<string, string>; serverPem: string; cert: TestCert }
 interface Change { seq: number; endpoint: string; record_id: number; op: string }
 
-async function setUp(stage: Stage): Promise<Setup> {
-  const tls = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
-  writeFileSync(join(stage.dir, 'server.pem'), tls.certPem);
-  writeFileSync(join(stage.dir, 'server.key'), tls.keyPem);
-  const cert = selfSigned('feed');
-  const database = openStageDatabase(stage);
-  await migrate(database.db);
-  await addClient(database, { companyId: await addCompany(database, 'Top', null), certPem: cert.certPem });
-  await database.close();
-  return { env: { TLS_CERT_FILE: join(stage.dir, 'server.pem'), TLS_KEY_FILE: join(stage.dir, 'server.key'), RATE_LIMIT: '0' }, serverPem: tls.certPem, cert };
-}
-
-async function started(stage: Stage, s: Setup): Promise<Server> {
-  const server = await Server.start(stage, 'serve', s.env);
-  await server.waitUntilReady(join(stage.dir, 'server.pem'));
-  return server;
-}
+const setUp = (stage: Stage) => prepareServe(stage, 'feed');
+const started = startServe;
 
 /** Reads `changes/seq>N` page after page into `log` until `more()` is false and a read finds nothing new. */
 async function follow(api: () => TestClient, log: Change[], more: () => boolean): Promise<void> {

@@ -20,6 +20,15 @@ describe('asset-tracker --help, --version, openapi', () => {
       // A command line of the listing: its leading lower-case words.
       const commands = top.stdout.split('\n').slice(1).map((l) => /^ {2}([a-z]+(?: [a-z]+)*)(?: |$)/.exec(l)?.[1]).filter((c): c is string => !!c);
       for (const c of DESCRIBED) assert.ok(commands.includes(c), `--help lists ${c}: ${commands}`);
+      // The README's command table holds every usage of the listing, as it writes it (without --json).
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const usages = top.stdout.split('\n').slice(1).map((l) => /^ {2}([a-z][^(]*?)(?: \[--json\])?(?: {3}\(.*\))?$/.exec(l)?.[1])
+        .filter((u): u is string => !!u && !u.startsWith('asset-tracker'));
+      assert.equal(usages.length, commands.length);
+      for (const u of usages) {
+        const cell = u.replaceAll('|', '\\|');
+        assert.ok(readme.includes(`\`asset-tracker ${cell}\``) || readme.includes(`\`${cell}\``), `the README's CLI table lists ${u}`);
+      }
       const results = await limited(3, commands.map((c) => () => s.cli(...c.split(' '), '--help')));
       results.forEach((r, i) => {
         const c = commands[i]!;

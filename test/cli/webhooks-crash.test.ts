@@ -6,40 +6,23 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { createSelfSigned } from '../../src/tls/x509.ts';
-import { selfSigned, type TestCert } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { Receiver } from '../support/receiver.ts';
-import { openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
+import { openStageDatabase, prepareServe, type Served, type Stage, startServe, withStage } from '../support/stage.ts';
 
-interface Setup { env: Record<string, string>; serverPem: string; cert: TestCert; receiver: Receiver }
+interface Setup extends Served { receiver: Receiver }
 
 async function setUp(stage: Stage): Promise<Setup> {
   const receiver = await Receiver.start();
   writeFileSync(join(stage.dir, 'receiver.pem'), receiver.certPem);
-  const tls = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
-  writeFileSync(join(stage.dir, 'server.pem'), tls.certPem);
-  writeFileSync(join(stage.dir, 'server.key'), tls.keyPem);
-  const cert = selfSigned('crash');
-  const database = openStageDatabase(stage);
-  await migrate(database.db);
-  await addClient(database, { companyId: await addCompany(database, 'Top', null), certPem: cert.certPem });
-  await database.close();
-  const env = {
-    TLS_CERT_FILE: join(stage.dir, 'server.pem'), TLS_KEY_FILE: join(stage.dir, 'server.key'), RATE_LIMIT: '0',
+  const served = await prepareServe(stage, 'crash', {
     NODE_EXTRA_CA_CERTS: join(stage.dir, 'receiver.pem'), WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT: '1s',
-  };
-  return { env, serverPem: tls.certPem, cert, receiver };
+  });
+  return { ...served, receiver };
 }
 
-async function started(stage: Stage, s: Setup): Promise<Server> {
-  const server = await Server.start(stage, 'serve', s.env);
-  await server.waitUntilReady(join(stage.dir, 'server.pem'));
-  return server;
-}
+const started = startServe;
 
 const committedIds = async (stage: Stage): Promise<number[]> => {
   const database = openStageDatabase(stage);

@@ -4,14 +4,18 @@
 // none outlives a test file even when an assertion fails.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { addClient, addCompany } from '../../src/admin.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createSelfSigned } from '../../src/tls/x509.ts';
+import { selfSigned, type TestCert } from './certs.ts';
 import { TestClient } from './client.ts';
 import type { DbKind } from './harness.ts';
 
@@ -244,3 +248,31 @@ export class Server {
   }
 }
 
+
+/** A stage ready to serve: its server certificate on disk, a migrated store with one company and one registered certificate. */
+export interface Served {
+  /** The environment of its `serve` (TLS files, no rate limit, and what the caller added). */
+  readonly env: Record<string, string>;
+  readonly serverPem: string;
+  /** The registered client certificate. */
+  readonly cert: TestCert;
+}
+
+export async function prepareServe(stage: Stage, certName: string, env: Record<string, string> = {}): Promise<Served> {
+  const tls = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
+  writeFileSync(join(stage.dir, 'server.pem'), tls.certPem);
+  writeFileSync(join(stage.dir, 'server.key'), tls.keyPem);
+  const cert = selfSigned(certName);
+  const database = openStageDatabase(stage);
+  await migrate(database.db);
+  await addClient(database, { companyId: await addCompany(database, 'Top', null), certPem: cert.certPem });
+  await database.close();
+  return { env: { TLS_CERT_FILE: join(stage.dir, 'server.pem'), TLS_KEY_FILE: join(stage.dir, 'server.key'), RATE_LIMIT: '0', ...env }, serverPem: tls.certPem, cert };
+}
+
+/** A `serve` of a prepared stage, once it answers. */
+export async function startServe(stage: Stage, s: Served): Promise<Server> {
+  const server = await Server.start(stage, 'serve', s.env);
+  await server.waitUntilReady(join(stage.dir, 'server.pem'));
+  return server;
+}
