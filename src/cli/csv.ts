@@ -1,17 +1,18 @@
 // asset-tracker export|import ENDPOINT --company ID (spec §14.4): the API's CSV
 // export and import, run by the operator for a company's tree (audited as the
-// operator), without a certificate. Progress goes to stderr when it is a terminal.
+// operator), without a certificate. A progress bar goes to stderr when it is a terminal.
 import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import { csvExport } from '../engine/csv.ts';
 import { importCsv } from '../engine/csv-import.ts';
+import { listRecords } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import { ApiError, noEndpoint, type RowError } from '../errors.ts';
 import { createRegistry, operatorContext } from '../resources/registry.ts';
 import type { Database } from '../db/database.ts';
 import { type Args, type Command, output, positiveInt, requiredString } from './command.ts';
 import { withDatabase } from './database.ts';
+import { ProgressBar } from './progress.ts';
 
 /** The resource an export or import names: one with a list (and, to import, a PUT of the generic engine). */
 function resourceNamed(name: string, verb: 'GET' | 'PUT') {
@@ -21,23 +22,6 @@ function resourceNamed(name: string, verb: 'GET' | 'PUT') {
 }
 
 const companyOf = (args: Args, usage: string) => positiveInt(requiredString(args, 'company', usage), '--company');
-
-/** Counts lines through to stderr on a terminal. */
-function progress(label: string): Transform {
-  let rows = -1;
-  const tty = process.stderr.isTTY === true;
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      rows += chunk.toString('utf8').split('\r\n').length - 1;
-      if (tty) process.stderr.write(`\r${label}: ${Math.max(rows, 0)} rows`);
-      done(null, chunk);
-    },
-    flush(done) {
-      if (tty) process.stderr.write('\n');
-      done();
-    },
-  });
-}
 
 export const exportCsv: Command = {
   words: ['export'],
@@ -51,7 +35,11 @@ export const exportCsv: Command = {
     await withDatabase(async (d: Database) => {
       const ctx = operatorContext(d, company);
       const query = parseQuery(resource.def, 'GET', [], undefined, ctx.catalog.lookup, ctx.limits);
-      await pipeline(await csvExport(ctx, resource.def, query), progress('exported'), process.stdout);
+      const bar = new ProgressBar('exporting', 'records');
+      const { total } = await listRecords(ctx, resource.def, query);
+      bar.update(0, total);
+      await pipeline(await csvExport(ctx, resource.def, query, (n) => bar.update(n, total)), process.stdout);
+      bar.end();
     });
   },
 };
@@ -67,8 +55,10 @@ export const importCsvCommand: Command = {
     const resource = resourceNamed(String(args.positionals[0]), 'PUT');
     const company = companyOf(args, this.usage);
     const text = await readFile(String(args.positionals[1]), 'utf8');
-    if (process.stderr.isTTY) process.stderr.write(`importing ${text.split('\n').length - 1} rows …\n`);
-    const r = await withDatabase((d) => importCsv(operatorContext(d, company), resource, text, args.values['dry-run'] === true))
+    const bar = new ProgressBar('importing', 'rows checked');
+    const r = await withDatabase((d) => importCsv(operatorContext(d, company), resource, text, args.values['dry-run'] === true,
+      undefined, (n, total) => bar.update(n, total)))
+      .finally(() => bar.end())
       .catch((e: unknown) => {
         // Each refused row on a line of its own, after the message.
         if (e instanceof ApiError && e.code === 'invalid_rows') {

@@ -102,9 +102,12 @@ function fieldOf(e: ApiError, def: ResourceDef): string | null {
   return named?.[1] ?? null;
 }
 
-/** Creates a record per data row, or (dry run) only checks them; refuses the whole file when any row is bad. */
+/**
+ * Creates a record per data row, or (dry run) only checks them; refuses the whole file
+ * when any row is bad. `checked` hears each row as its check against the store begins.
+ */
 export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean,
-  answer?: (ids: number[]) => Reply): Promise<{ ids: number[] } | { valid: number }> {
+  answer?: (ids: number[]) => Reply, checked?: (rows: number, total: number) => void): Promise<{ ids: number[] } | { valid: number }> {
   const { def } = res;
   const rows = readCsv(text);
   if (!Array.isArray(rows)) throw invalidRows(1, [{ row: rows.unterminated, field: null, error: 'A quoted cell is never closed' }]);
@@ -132,7 +135,8 @@ export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: b
     // (A transaction tried again starts from the rows' own refusals.)
     const refused = [...errors];
     const batch = new NewRecords(tx, res);
-    for (const { row, values } of bodies) {
+    for (const [i, { row, values }] of bodies.entries()) {
+      checked?.(i + 1, bodies.length);
       try {
         await batch.check(values);
       } catch (e) {

@@ -77,12 +77,17 @@ export function csvColumns(ctx: Ctx, def: ResourceDef, keys: readonly string[] =
   return [...own, ...data, ...embedColumns(ctx, def)];
 }
 
-/** The whole export as a stream: the header row, then every matching record in the query's order. */
-export async function csvExport(ctx: Ctx, def: ResourceDef, query: Query): Promise<Readable> {
+/**
+ * The whole export as a stream: the header row, then every matching record in the
+ * query's order. `written` hears how many records have been turned into rows so far.
+ */
+export async function csvExport(ctx: Ctx, def: ResourceDef, query: Query, written?: (records: number) => void): Promise<Readable> {
   const columns = csvColumns(ctx, def, await dataKeys(ctx, def, query));
   async function* lines(): AsyncGenerator<string> {
     yield line(columns.map((c) => c.name));
+    let records = 0;
     for await (const batch of allRecords(ctx, def, query)) {
+      written?.((records += batch.length));
       yield batch.map((json) => {
         const record = parseJson(json) as JsonObject;
         return line(columns.map((c) => c.cell(record)));
