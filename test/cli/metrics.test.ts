@@ -76,6 +76,8 @@ for (const kind of DB_KINDS) {
           const token: string = login.body.response.user_token;
           const authorization = `Basic ${Buffer.from(`session:${token}`).toString('base64')}`;
           assert.equal((await api.get('/3.0/users', { headers: { authorization } })).status, 200);
+          // A webhook to a loopback address: its first delivery attempt is refused by the address rule and retried.
+          assert.equal((await api.put('/3.0/webhooks', { url: 'https://127.0.0.1:9/hook', events: ['*'] })).status, 201);
           // The mTLS port has no metrics: /metrics there is an unknown API path.
           const onApiPort = await api.get('/metrics');
           assert.equal(onApiPort.status, 404);
@@ -110,7 +112,7 @@ for (const kind of DB_KINDS) {
           assert.equal(valueOf(m, requests, { endpoint: 'endpoints', status: '429' }), refused);
           assert.equal(valueOf(m, requests, { endpoint: 'endpoints', status: '200' }), 20 - refused);
           const labelled = new Set(m.get(requests)!.samples.map((s) => s.labels.endpoint));
-          assert.deepEqual([...labelled].sort(), ['companies', 'endpoints', 'healthz', 'login', 'unknown', 'users'], 'endpoint names, never paths');
+          assert.deepEqual([...labelled].sort(), ['companies', 'endpoints', 'healthz', 'login', 'unknown', 'users', 'webhooks'], 'endpoint names, never paths');
           for (const s of m.get(requests)!.samples) {
             assert.match(s.labels.verb!, /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|OTHER)$/);
             assert.match(s.labels.status!, /^[1-5]\d\d$/);
@@ -135,6 +137,17 @@ for (const kind of DB_KINDS) {
           assert.ok(valueOf(m, 'asset_tracker_db_pool_idle', engine) >= 0);
           assert.equal(valueOf(m, 'asset_tracker_db_pool_waiting', engine), 0);
           assert.ok(valueOf(m, 'asset_tracker_db_pool_wait_seconds', engine, 'asset_tracker_db_pool_wait_seconds_count') > 0);
+
+          // Webhooks: the refused attempt, and the retry it left waiting.
+          for (const deadline = Date.now() + 30_000; valueOf(m, 'asset_tracker_webhook_attempts_total', { result: 'retrying' }) === 0;) {
+            assert.ok(Date.now() < deadline, 'a webhook delivery attempt within 30 s');
+            await new Promise((r) => setTimeout(r, 500));
+            m = await metrics(metricsPort);
+          }
+          assert.equal(m.get('asset_tracker_webhook_attempts_total')?.type, 'counter');
+          assert.equal(valueOf(m, 'asset_tracker_webhook_attempts_total', { result: 'delivered' }), 0);
+          assert.equal(m.get('asset_tracker_webhook_backlog')?.type, 'gauge');
+          assert.ok(valueOf(m, 'asset_tracker_webhook_backlog') >= 1, 'the retry waits in the backlog');
 
           // The reminder run, and the process.
           assert.ok(valueOf(m, 'asset_tracker_reminder_runs_total', { outcome: 'complete' }) >= 1);
