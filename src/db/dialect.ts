@@ -77,6 +77,12 @@ export interface SqlDialect {
    * instead of carrying the list of matched ids (which PostgreSQL needs, locked).
    */
   readonly writesAlone: boolean;
+  /**
+   * `INDEXED BY` the named index (SQLite, whose planner has no statistics to weigh a
+   * walk in id order against the filter's index), or null where the planner weighs
+   * such plans itself (PostgreSQL).
+   */
+  readonly indexedBy: ((index: string) => Sql) | null;
   /** Row lock for the matched records of a write (`t` is the main table's alias). */
   readonly lockMatched: Sql;
   /**

@@ -5,13 +5,22 @@
 // matches one record at most: one statement, whose row count is the total.
 // The page size is part of the SQL text, not a parameter: SQLite sorts a known
 // small LIMIT in memory but prepares a full sorter for a bound one (10× slower).
+//
+// SQLite's planner has no statistics: for a filtered page in id order it takes the
+// filter's index, reading and sorting every match however many there are (192,000
+// of a million assets: 16–19 ms for page 1). Walking the `(company_id, id)` index
+// instead reads each company's records in id order and stops once the page is full,
+// about (offset + page size) ÷ density records per company — but every record of the
+// scope when matches are rare. The count, read first, decides: the walk is taken when
+// 3 × companies × (offset + page size) × rows ≤ total², `rows` the table's highest id
+// (an upper bound of the scope's records, so that doubt falls to the filter's index).
 import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { type Ctx, type Shape, shapeOf } from './context.ts';
 import type { Pagination } from './endpoint.ts';
-import { requestValues } from './params.ts';
+import { PARAMS, requestValues } from './params.ts';
 import type { Query } from './query.ts';
 import { recordJson } from './record-json.ts';
 import { joinClause, orderClause, relationsOf, whereClause } from './select.ts';
@@ -27,15 +36,31 @@ const table = (def: ResourceDef) => sql.table(def.table);
 const OFFSET = new Param('offset');
 const AFTER = new Param('after');
 
+/** The index a walk in id order takes, where the engine is told and the query has filters to weigh. */
+const walkIndex = (s: Shape, def: ResourceDef, q: QueryShape) =>
+  (s.hooks.indexedBy && def.scopeColumn === 'company_id' && q.conditions.length > 0 ? s.hooks.indexedBy(`${def.table}_company_id_id_idx`) : null);
+
+/** With a walk to weigh, the count also reads the table's highest id and the number of companies in scope. */
 function countSql(s: Shape, def: ResourceDef, q: QueryShape) {
-  return sql`SELECT COUNT(*) AS n FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
+  const sizes = walkIndex(s, def, q) ? sql`, (SELECT MAX(id) FROM ${table(def)}) AS top,
+    (SELECT COUNT(*) FROM company_closure WHERE ancestor_id = ${PARAMS.root}) AS companies` : sql``;
+  return sql`SELECT COUNT(*) AS n ${sizes} FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
     WHERE ${whereClause(s, def, q.conditions)}`;
 }
 
-/** A page at OFFSET, or (`seek`, id order only) the next `pageSize` records after id AFTER: no skipped rows to walk. */
-function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'], pageSize: number, seek = false) {
+interface Counted { readonly n: number | string; readonly top?: number | null; readonly companies?: number }
+
+/** Whether walking the `(company_id, id)` index in id order reads fewer records than sorting every match. */
+const walks = (c: Counted, total: number, offset: number, pageSize: number, order: Query['order']) =>
+  order.length === 0 && c.top != null && 3 * Number(c.companies) * (offset + pageSize) * Number(c.top) <= total * total;
+
+/**
+ * A page at OFFSET, or (`seek`, id order only) the next `pageSize` records after id AFTER: no skipped rows to walk.
+ * `walk`: its ids read by walking the `(company_id, id)` index (see above).
+ */
+function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'], pageSize: number, seek = false, walk = false) {
   const where = seek ? sql`${whereClause(s, def, q.conditions)} AND t.id > ${AFTER}` : whereClause(s, def, q.conditions);
-  const ids = sql`SELECT t.id AS id FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions, order))}
+  const ids = sql`SELECT t.id AS id FROM ${table(def)} AS t ${walk ? walkIndex(s, def, q) : sql``} ${joinClause(s, def, relationsOf(q.conditions, order))}
     WHERE ${where} ORDER BY ${orderClause(s, order)} LIMIT ${sql.lit(pageSize)} ${seek ? sql`` : sql`OFFSET ${OFFSET}`}`;
   return sql`SELECT ${recordJson(s, def)} AS j, t.id AS id FROM (${ids}) AS p JOIN ${table(def)} AS t ON t.id = p.id
     ${joinClause(s, def, relationsOf([], order))} ORDER BY ${orderClause(s, order)}`;
@@ -61,17 +86,20 @@ export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query, read
   const s = shapeOf(ctx);
   const q = queryShape(query);
   const { pageSize } = ctx.limits;
-  const values: Values = { ...requestValues(ctx), ...q.values, offset: (query.page - 1) * pageSize };
+  const offset = (query.page - 1) * pageSize;
+  const values: Values = { ...requestValues(ctx), ...q.values, offset };
   const { statements } = ctx.database;
   const prefix = `${s.level}|${def.name}|${q.where}`;
   if (byId(query)) {
     const rows = await read<{ j: string }>(statements.get(`one|${prefix}`, () => oneSql(s, def, q)), values);
     return { total: rows.length, records: query.page === 1 ? rows.map((r) => r.j) : [] };
   }
-  const [counted] = await read<{ n: number | string }>(statements.get(`count|${prefix}`, () => countSql(s, def, q)), values);
+  const [counted] = await read<Counted>(statements.get(`count|${prefix}`, () => countSql(s, def, q)), values);
   const total = Number(counted?.n ?? 0);
-  if ((query.page - 1) * pageSize >= total) return { total, records: [] };
-  const rows = await read<{ j: string }>(statements.get(`page|${prefix}|${q.order}|${pageSize}`, () => pageSql(s, def, q, query.order, pageSize)), values);
+  if (!counted || offset >= total) return { total, records: [] };
+  const walk = walks(counted, total, offset, pageSize, query.order);
+  const rows = await read<{ j: string }>(statements.get(`${walk ? 'walk' : 'page'}|${prefix}|${q.order}|${pageSize}`,
+    () => pageSql(s, def, q, query.order, pageSize, false, walk)), values);
   return { total, records: rows.map((r) => r.j) };
 }
 
