@@ -44,7 +44,7 @@ function openSqlite(file: string): BareDriver {
   const prepare = (text: string) => db.prepare(text.replace(PLACEHOLDER, '@$1'));
   const client = prepare(BARE_SQL.client).pluck();
   const count = prepare(BARE_SQL.count).pluck();
-  const page = prepare(BARE_SQL.page).raw();
+  const page = prepare(BARE_SQL.page('sqlite')).raw();
   const files = prepare(BARE_SQL.files('sqlite')).raw();
   const update = prepare(BARE_SQL.update);
   return {
@@ -75,7 +75,7 @@ function openPostgres(url: string, poolSize: number): BareDriver {
   };
   const client = statement('bare_client', BARE_SQL.client);
   const count = statement('bare_count', BARE_SQL.count);
-  const page = statement('bare_page', BARE_SQL.page);
+  const page = statement('bare_page', BARE_SQL.page('postgres'));
   const files = statement('bare_files', BARE_SQL.files('postgres'));
   const update = statement('bare_update', BARE_SQL.update);
   const rows = (r: { rows: unknown[][] }) => r.rows as BareRow[];

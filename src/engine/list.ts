@@ -11,9 +11,12 @@
 // of a million assets: 16–19 ms for page 1). Walking the `(company_id, id)` index
 // instead reads each company's records in id order and stops once the page is full,
 // about (offset + page size) ÷ density records per company — but every record of the
-// scope when matches are rare. The count, read first, decides: the walk is taken when
-// 3 × companies × (offset + page size) × rows ≤ total², `rows` the table's highest id
-// (an upper bound of the scope's records, so that doubt falls to the filter's index).
+// scope when matches are rare. The count, read first, decides. A walk reads about
+// companies × (offset + page size) × rows ÷ total records, `rows` bounding the scope's
+// records from above: the table's highest id, or the sum of each company's id span
+// when smaller (two index seeks a company); sorting reads every match, each costing
+// about twice a walked record (measured: 0.4 against 0.17 µs). So the walk is taken
+// when companies × (offset + page size) × rows ≤ 2 × total².
 import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
@@ -40,19 +43,24 @@ const AFTER = new Param('after');
 const walkIndex = (s: Shape, def: ResourceDef, q: QueryShape) =>
   (s.hooks.indexedBy && def.scopeColumn === 'company_id' && q.conditions.length > 0 ? s.hooks.indexedBy(`${def.table}_company_id_id_idx`) : null);
 
-/** With a walk to weigh, the count also reads the table's highest id and the number of companies in scope. */
+/** With a walk to weigh, the count also reads the table's highest id, the companies in scope and their id spans. */
 function countSql(s: Shape, def: ResourceDef, q: QueryShape) {
+  const edge = (f: 'MIN' | 'MAX') => sql`(SELECT ${sql.raw(f)}(id) FROM ${table(def)} WHERE company_id = c.descendant_id)`;
   const sizes = walkIndex(s, def, q) ? sql`, (SELECT MAX(id) FROM ${table(def)}) AS top,
-    (SELECT COUNT(*) FROM company_closure WHERE ancestor_id = ${PARAMS.root}) AS companies` : sql``;
+    (SELECT COUNT(*) FROM company_closure WHERE ancestor_id = ${PARAMS.root}) AS companies,
+    (SELECT SUM(${edge('MAX')} - ${edge('MIN')} + 1) FROM company_closure AS c WHERE c.ancestor_id = ${PARAMS.root}) AS spans` : sql``;
   return sql`SELECT COUNT(*) AS n ${sizes} FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
     WHERE ${whereClause(s, def, q.conditions)}`;
 }
 
-interface Counted { readonly n: number | string; readonly top?: number | null; readonly companies?: number }
+interface Counted { readonly n: number | string; readonly top?: number | null; readonly companies?: number; readonly spans?: number | null }
 
 /** Whether walking the `(company_id, id)` index in id order reads fewer records than sorting every match. */
-const walks = (c: Counted, total: number, offset: number, pageSize: number, order: Query['order']) =>
-  order.length === 0 && c.top != null && 3 * Number(c.companies) * (offset + pageSize) * Number(c.top) <= total * total;
+function walks(c: Counted, total: number, offset: number, pageSize: number, order: Query['order']): boolean {
+  if (order.length > 0 || c.top == null) return false;
+  const rows = Math.min(Number(c.top), Number(c.spans ?? c.top));
+  return Number(c.companies) * (offset + pageSize) * rows <= 2 * total * total;
+}
 
 /**
  * A page at OFFSET, or (`seek`, id order only) the next `pageSize` records after id AFTER: no skipped rows to walk.
