@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { type Kysely, Migrator, sql } from 'kysely';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { migrate, MIGRATIONS, runMigrations } from '../../src/db/migrate.ts';
+import { createRegistry } from '../../src/resources/registry.ts';
 import { DB_KINDS, type DbKind } from '../support/harness.ts';
 import { readSchema } from '../support/schema.ts';
 import { createStage, type Stage } from '../support/stage.ts';
@@ -92,6 +93,19 @@ for (const kind of DB_KINDS) {
         });
       });
     }
+
+    it('every company-scoped table has the (company_id, id) index that a page may walk by name (src/engine/list.ts)', async () => {
+      await withEmptyStore(kind, async (database) => {
+        await migrate(database.db);
+        const { rows } = kind === 'postgres'
+          ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes`.execute(database.db)
+          : await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index'`.execute(database.db);
+        const names = new Set(rows.map((r) => r.name));
+        const scoped = createRegistry().all.filter((d) => d.scopeColumn === 'company_id');
+        assert.ok(scoped.length >= 10);
+        for (const def of scoped) assert.ok(names.has(`${def.table}_company_id_id_idx`), `${def.name}: ${def.table}_company_id_id_idx`);
+      });
+    });
 
     it('a store migrated by a newer version (a migration this one does not know) is refused, and left as it is', async () => {
       await withEmptyStore(kind, async (database) => {
