@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { csvExport } from '../engine/csv.ts';
 import { importCsv } from '../engine/csv-import.ts';
-import { listRecords } from '../engine/list.ts';
+import { countRecords } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import { ApiError, noEndpoint, type RowError } from '../errors.ts';
 import { createRegistry, operatorContext } from '../resources/registry.ts';
@@ -36,7 +36,7 @@ export const exportCsv: Command = {
       const ctx = operatorContext(d, company);
       const query = parseQuery(resource.def, 'GET', [], undefined, ctx.catalog.lookup, ctx.limits);
       const bar = new ProgressBar('exporting', 'records');
-      const { total } = await listRecords(ctx, resource.def, query);
+      const total = await countRecords(ctx, resource.def, query);
       bar.update(0, total);
       await pipeline(await csvExport(ctx, resource.def, query, (n) => bar.update(n, total)), process.stdout);
       bar.end();

@@ -79,6 +79,16 @@ function oneSql(s: Shape, def: ResourceDef, q: QueryShape) {
     WHERE ${whereClause(s, def, q.conditions, 'probe')}`;
 }
 
+const countStatement = (ctx: Ctx, s: Shape, def: ResourceDef, q: QueryShape) =>
+  ctx.database.statements.get(`count|${s.level}|${def.name}|${q.where}`, () => countSql(s, def, q));
+
+/** How many records the query matches, without reading a page of them. */
+export async function countRecords(ctx: Ctx, def: ResourceDef, query: Query): Promise<number> {
+  const q = queryShape(query);
+  const [counted] = await ctx.database.read<Counted>(countStatement(ctx, shapeOf(ctx), def, q), { ...requestValues(ctx), ...q.values });
+  return Number(counted?.n ?? 0);
+}
+
 /** A page as a GET answers it: the `response` member and the pagination of the whole match. */
 export function pageReply(page: Page, pageSize: number): { readonly response: string; readonly pagination: Pagination } {
   return { response: `[${page.records.join(',')}]`, pagination: { total_pages: Math.ceil(page.total / pageSize), total_records: page.total } };
@@ -102,7 +112,7 @@ export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query, read
     const rows = await read<{ j: string }>(statements.get(`one|${prefix}`, () => oneSql(s, def, q)), values);
     return { total: rows.length, records: query.page === 1 ? rows.map((r) => r.j) : [] };
   }
-  const [counted] = await read<Counted>(statements.get(`count|${prefix}`, () => countSql(s, def, q)), values);
+  const [counted] = await read<Counted>(countStatement(ctx, s, def, q), values);
   const total = Number(counted?.n ?? 0);
   if (!counted || offset >= total) return { total, records: [] };
   const walk = walks(counted, total, offset, pageSize, query.order);
