@@ -80,6 +80,41 @@ export interface SqliteConnections {
   dataVersion(): number;
 }
 
+/**
+ * Reads share one read transaction per turn of the event loop. Each transaction a
+ * WAL reader begins costs two lock calls and a stat of the file, and a system call
+ * is dear (about as dear as the read itself); a request reads two or three times
+ * (the data version, its count and its page), and a busy turn serves a dozen
+ * requests. The snapshot ends when the turn does (setImmediate), and before the
+ * writer runs any statement: what this process commits, every later read sees;
+ * another process's commit is seen from the next turn on.
+ */
+class ReadSnapshot {
+  private open = false;
+  private readonly begin: BetterSqlite3.Statement;
+  private readonly commit: BetterSqlite3.Statement;
+  readonly end = (): void => {
+    if (!this.open) return;
+    this.open = false;
+    if (this.reader.inTransaction) this.commit.run();
+  };
+
+  constructor(private readonly reader: BetterSqlite3.Database) {
+    this.begin = reader.prepare('BEGIN');
+    this.commit = reader.prepare('COMMIT');
+  }
+
+  /** Runs `read` in the turn's snapshot, beginning it if need be. */
+  in<T>(read: () => T): T {
+    if (!this.open) {
+      this.begin.run();
+      this.open = true;
+      setImmediate(this.end);
+    }
+    return read();
+  }
+}
+
 /** Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11). */
 export function openSqlite(file: string): SqliteConnections {
   if (file === ':memory:') throw new Error('the embedded database needs a file (WAL readers open it a second time)');
@@ -91,10 +126,13 @@ export function openSqlite(file: string): SqliteConnections {
   raw.pragma('busy_timeout = 5000');
   const reader = new BetterSqlite3(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
+  const snapshot = new ReadSnapshot(reader);
   const prepareRead = preparing(reader);
+  const prepareWrite = preparing(raw);
   const database = {
-    close: () => { reader.close(); raw.close(); },
-    prepare: preparing(raw),
+    close: () => { snapshot.end(); reader.close(); raw.close(); },
+    // Kysely prepares every statement it runs (from this cache): the snapshot ends first.
+    prepare: (text: string) => { snapshot.end(); return prepareWrite(text); },
   };
   const measured = measuredDialect(new SqliteDialect({ database }), 'sqlite', 1);
   const version = reader.prepare('PRAGMA data_version').pluck();
@@ -106,8 +144,9 @@ export function openSqlite(file: string): SqliteConnections {
     return stmt;
   };
   return {
-    dialect: measured.dialect, stats: measured.stats, read: (s, params) => preparedFor(s).all(params),
-    dataVersion: () => version.get() as number,
+    dialect: measured.dialect, stats: measured.stats,
+    read: (s, params) => { const stmt = preparedFor(s); return snapshot.in(() => stmt.all(params)); },
+    dataVersion: () => snapshot.in(() => version.get() as number),
   };
 }
 
