@@ -78,11 +78,11 @@ export interface SqlDialect {
    */
   readonly writesAlone: boolean;
   /**
-   * `INDEXED BY` the named index (SQLite, whose planner has no statistics to weigh a
-   * walk in id order against the filter's index), or null where the planner weighs
-   * such plans itself (PostgreSQL).
+   * Tells the planner to read the table in id order and filter as it goes (SQLite's
+   * `NOT INDEXED`: its planner has no statistics to weigh that walk against the
+   * filter's index), or null where the planner weighs such plans itself (PostgreSQL).
    */
-  readonly indexedBy: ((index: string) => Sql) | null;
+  readonly idWalk: Sql | null;
   /** Row lock for the matched records of a write (`t` is the main table's alias). */
   readonly lockMatched: Sql;
   /**

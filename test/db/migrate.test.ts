@@ -94,7 +94,7 @@ for (const kind of DB_KINDS) {
       });
     }
 
-    it('every company-scoped table has the (company_id, id) index that a page may walk by name (src/engine/list.ts)', async () => {
+    it('every company-scoped table has the (company_id, id) index a walk reads the scope\'s span of ids from (src/engine/list.ts)', async () => {
       await withEmptyStore(kind, async (database) => {
         await migrate(database.db);
         const { rows } = kind === 'postgres'

@@ -1,5 +1,5 @@
-// A filtered list in id order whose matches are dense: on SQLite its first page is
-// read by walking the (company_id, id) index, later pages and rare matches from the
+// A filtered list in id order whose matches are dense: on SQLite its first pages are
+// read by walking the table in id order, later pages and rare matches from the
 // filter's index (src/engine/list.ts). Either way every page holds exactly the
 // records of the match in id order, for a scope of two companies whose records are
 // interleaved in id order with a third company's.
@@ -56,7 +56,7 @@ for (const kind of DB_KINDS) {
         assert.deepEqual(records.map((r: { id: number }) => r.id), due.slice((page - 1) * PAGE, page * PAGE), `page ${page}`);
         assert.deepEqual(res.body.pagination, { total_pages: pages, total_records: due.length });
       }
-      // Each company's ids span most of the table, so rows = the highest id, 600: 2 companies × 30p × 600 ≤ 2 × 360²
+      // The scope's ids run from 1 to 580 (the other company's last batch is past them): 30p × 580 ≤ 360²
       // for pages 1–7; from page 8 on the matches are sorted.
       assert.deepEqual(used.filter((k) => k === 'walk' || k === 'page'),
         kind === 'sqlite' ? [...Array<string>(7).fill('walk'), ...Array<string>(pages - 7).fill('page')] : Array<string>(pages).fill('page'));
