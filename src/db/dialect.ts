@@ -1,6 +1,6 @@
 // Where SQLite and PostgreSQL differ, and nowhere else. Every piece of dialect-
 // specific SQL the engine needs is a hook here; callers never branch on the engine.
-import type { RawBuilder } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { FieldType } from '../model/types.ts';
 
 export type Sql = RawBuilder<unknown>;
@@ -48,17 +48,15 @@ export interface SqlDialect {
    */
   jsonValue(type: FieldType, expr: Sql): Sql;
   /**
-   * A JSON object of these members in this order, as JSON.stringify writes it. Its
-   * value is the dialect's JSON value (text on SQLite, json on PostgreSQL); an
-   * 'embed' member's value is such a JSON value itself.
+   * A JSON object of these members in this order, as JSON.stringify writes it, as
+   * the dialect's JSON value (text on SQLite, json on PostgreSQL), for storing
+   * (events, audit entries); an 'embed' member's value is such a JSON value itself.
    */
   jsonObject(members: readonly JsonMember[]): Sql;
-  /** A constant JSON value (`null`, `{"id":null,…}`) as the dialect's JSON value. */
-  jsonLiteral(text: string): Sql;
-  /** `[item,item,…]` of the rows of `from` (a FROM … WHERE … clause), each item a JSON value, in `order`. */
-  jsonArray(item: Sql, from: Sql, order: Sql): Sql;
-  /** The text of a JSON value. */
-  jsonText(value: Sql): Sql;
+  /** The same object as text, for reading (records as a GET answers them); an 'embed' member's value is such a text. */
+  jsonObjectText(members: readonly JsonMember[]): Sql;
+  /** `[item,item,…]` as text, of the rows of `from` (a FROM … WHERE … clause), each item a JSON text, in `order`. */
+  jsonArrayText(item: Sql, from: Sql, order: Sql): Sql;
   /** `expr` is one of a list of ids passed as one parameter (`idList` makes its value). */
   inIds(expr: Sql, ids: unknown): Sql;
   idList(ids: readonly number[]): unknown;
@@ -100,3 +98,8 @@ export interface SqlDialect {
 export function errorCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 }
+
+/** A JSON object's text by concatenation: each member's JSON text after its quoted name, embeds as they come. */
+export const concatObject = (members: readonly JsonMember[], jsonValue: SqlDialect['jsonValue']): Sql =>
+  sql`(${sql.join(members.map((m, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(m.name)}:`)} || ${
+    m.type === 'embed' ? m.value : jsonValue(m.type, m.value)}`), sql` || `)} || '}')`;

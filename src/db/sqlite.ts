@@ -2,7 +2,7 @@ import BetterSqlite3 from './better-sqlite3.ts';
 import { type Dialect, type Kysely, SqliteDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import { concatObject, errorCode, type Sql, type SqlDialect } from './dialect.ts';
 import type { PoolStats } from '../metrics.ts';
 import { Lru } from './lru.ts';
 import { measuredDialect } from './measured-driver.ts';
@@ -32,11 +32,9 @@ export const sqliteHooks: SqlDialect = {
   jsonValue: (type, expr) => (type === 'int' || type === 'bool' ? sql`COALESCE(CAST(${expr} AS TEXT), 'null')`
     : type === 'json' ? sql`COALESCE(${expr}, 'null')` : sql`json_quote(${expr})`),
   // Concatenation: SQLite's own JSON functions would re-render stored JSON text.
-  jsonObject: (members) => sql`(${sql.join(members.map((m, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(m.name)}:`)} || ${
-    m.type === 'embed' ? m.value : sqliteHooks.jsonValue(m.type, m.value)}`), sql` || `)} || '}')`,
-  jsonLiteral: (text) => sql.lit(text),
-  jsonArray: (item, from, order) => sql`('[' || COALESCE((SELECT group_concat(${item}, ',' ORDER BY ${order}) ${from}), '') || ']')`,
-  jsonText: (value) => value,
+  jsonObject: (members) => concatObject(members, sqliteHooks.jsonValue),
+  jsonObjectText: (members) => concatObject(members, sqliteHooks.jsonValue),
+  jsonArrayText: (item, from, order) => sql`('[' || COALESCE((SELECT group_concat(${item}, ',' ORDER BY ${order}) ${from}), '') || ']')`,
   inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
   idList: (ids) => JSON.stringify(ids),
   differs: (a, b) => sql`(${a} IS NOT ${b})`,

@@ -14,8 +14,11 @@ import { columnExpr, visible } from './select.ts';
 const members = (s: Shape, fields: readonly FieldDef[], alias: string): JsonMember[] =>
   fields.map((f) => ({ name: f.name, type: f.type, value: columnExpr(s, f, alias) }));
 
-/** The JSON object of `fields` of the record at `alias`, as the dialect's JSON value. */
+/** The JSON object of `fields` of the record at `alias`, as the dialect's JSON value (to store). */
 export const objectSql = (s: Shape, fields: readonly FieldDef[], alias: string): Sql => s.hooks.jsonObject(members(s, fields, alias));
+
+/** The same object as JSON text (to answer with). */
+const objectText = (s: Shape, fields: readonly FieldDef[], alias: string): Sql => s.hooks.jsonObjectText(members(s, fields, alias));
 
 /** `{"a":null,"b":null,…}`: an embedded record the caller may not see, or an empty one shown as such. */
 export const nullsJson = (fields: readonly FieldDef[]) => `{${fields.map((f) => `${JSON.stringify(f.name)}:null`).join(',')}}`;
@@ -38,11 +41,11 @@ function oneJson(s: Shape, def: ResourceDef, rel: RelationDef): Sql {
   const target = s.catalog.lookup(rel.resource);
   const fields = relationFields(rel, target);
   const a = `e_${rel.name}`;
-  const nulls = s.hooks.jsonLiteral(nullsJson(fields));
+  const nulls = sql.lit(nullsJson(fields));
   const via = sql.ref(`t.${rel.via}`);
   const scoped = visibleWithOwner(def, rel, target) ? sql`` : sql`AND ${visible(s, target, a)}`;
-  return sql`(CASE WHEN ${via} IS NULL THEN ${rel.empty === 'nulls' ? nulls : s.hooks.jsonLiteral('null')}
-    ELSE COALESCE((SELECT ${objectSql(s, fields, a)} FROM ${sql.table(target.table)} AS ${sql.id(a)}
+  return sql`(CASE WHEN ${via} IS NULL THEN ${rel.empty === 'nulls' ? nulls : sql.lit('null')}
+    ELSE COALESCE((SELECT ${objectText(s, fields, a)} FROM ${sql.table(target.table)} AS ${sql.id(a)}
       WHERE ${sql.ref(`${a}.id`)} = ${via} ${scoped}), ${nulls}) END)`;
 }
 
@@ -57,14 +60,14 @@ function manyJson(s: Shape, rel: RelationDef): Sql {
   const back = sql.ref(`${a}.${rel.back}`);
   const sameCompany = target.fields.find((f) => f.name === rel.back)?.references?.rule === 'same-company' && !target.visible;
   const from = sql`FROM ${sql.table(target.table)} AS ${sql.id(a)} WHERE ${back} = t.id ${sameCompany ? sql`` : sql`AND ${visible(s, target, a)}`}`;
-  const children = s.hooks.jsonArray(objectSql(s, relationFields(rel, target), a), from, sql.ref(`${a}.id`));
+  const children = s.hooks.jsonArrayText(objectText(s, relationFields(rel, target), a), from, sql.ref(`${a}.id`));
   return sql`(CASE WHEN EXISTS (SELECT 1 FROM ${sql.table(target.table)} AS ${sql.id(a)} WHERE ${back} = t.id)
-    THEN ${children} ELSE ${s.hooks.jsonLiteral('[]')} END)`;
+    THEN ${children} ELSE '[]' END)`;
 }
 
 /** The JSON text of a record of `def` at alias `t` with its embeds, and after them its version (spec §14.2). */
 export function recordJson(s: Shape, def: ResourceDef): Sql {
   const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: rel.back ? manyJson(s, rel) : oneJson(s, def, rel) }));
   const own = members(s, def.fields.filter((f) => !f.counter), 't');
-  return s.hooks.jsonText(s.hooks.jsonObject([...own, ...embeds, ...members(s, def.fields.filter((f) => f.counter), 't')]));
+  return s.hooks.jsonObjectText([...own, ...embeds, ...members(s, def.fields.filter((f) => f.counter), 't')]);
 }
