@@ -33,7 +33,7 @@ export const sqliteHooks: SqlDialect = {
     : type === 'json' ? sql`COALESCE(${expr}, 'null')` : sql`json_quote(${expr})`),
   // Concatenation: SQLite's own JSON functions would re-render stored JSON text.
   jsonObject: (members) => concatObject(members, sqliteHooks.jsonValue),
-  jsonObjectText: (members) => concatObject(members, sqliteHooks.jsonValue),
+  jsonObjectText: (members) => sqliteHooks.jsonObject(members),
   jsonArrayText: (item, from, order) => sql`('[' || COALESCE((SELECT group_concat(${item}, ',' ORDER BY ${order}) ${from}), '') || ']')`,
   inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
   idList: (ids) => JSON.stringify(ids),
@@ -102,14 +102,12 @@ class ReadSnapshot {
     this.commit = reader.prepare('COMMIT');
   }
 
-  /** Runs `read` in the turn's snapshot, beginning it if need be. */
-  in<T>(read: () => T): T {
-    if (!this.open) {
-      this.begin.run();
-      this.open = true;
-      setImmediate(this.end);
-    }
-    return read();
+  /** Makes sure the turn's snapshot is open (the next read runs in it). */
+  enter(): void {
+    if (this.open) return;
+    this.begin.run();
+    this.open = true;
+    setImmediate(this.end);
   }
 }
 
@@ -143,8 +141,8 @@ export function openSqlite(file: string): SqliteConnections {
   };
   return {
     dialect: measured.dialect, stats: measured.stats,
-    read: (s, params) => { const stmt = preparedFor(s); return snapshot.in(() => stmt.all(params)); },
-    dataVersion: () => snapshot.in(() => version.get() as number),
+    read: (s, params) => { const stmt = preparedFor(s); snapshot.enter(); return stmt.all(params); },
+    dataVersion: () => { snapshot.enter(); return version.get() as number; },
   };
 }
 
