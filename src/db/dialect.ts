@@ -60,6 +60,12 @@ export interface SqlDialect {
   /** `expr` is one of a list of ids passed as one parameter (`idList` makes its value). */
   inIds(expr: Sql, ids: unknown): Sql;
   idList(ids: readonly number[]): unknown;
+  /**
+   * `expr` is one of the values a subquery returns, for the main table of a list:
+   * SQLite's `IN` reads the subquery once into a set; PostgreSQL's would probe it
+   * through a join for every row it tests, so there it is read once into an array.
+   */
+  inSubquery(expr: Sql, subquery: Sql): Sql;
   /** a and b differ, NULL counting as a value (JSON compares as text). */
   differs(a: Sql, b: Sql, type: FieldType): Sql;
   /** `YYYY-MM-DD` of integer year, month and day expressions. */

@@ -39,6 +39,7 @@ import * as webhooks from './migrations/0008_webhooks.ts';
 import * as changes from './migrations/0009_changes.ts';
 import * as versions from './migrations/0010_versions.ts';
 import * as idempotencyKeys from './migrations/0011_idempotency_keys.ts';
+import * as assetTallies from './migrations/0012_asset_tallies.ts';
 
 export interface Migration {
   readonly name: string;
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0009_changes', up: changes.up },
   { name: '0010_versions', up: versions.up },
   { name: '0011_idempotency_keys', up: idempotencyKeys.up },
+  { name: '0012_asset_tallies', up: assetTallies.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

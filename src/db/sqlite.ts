@@ -37,6 +37,7 @@ export const sqliteHooks: SqlDialect = {
   jsonArrayText: (item, from, order) => sql`('[' || COALESCE((SELECT group_concat(${item}, ',' ORDER BY ${order}) ${from}), '') || ']')`,
   inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
   idList: (ids) => JSON.stringify(ids),
+  inSubquery: (expr, subquery) => sql`${expr} IN (${subquery})`,
   differs: (a, b) => sql`(${a} IS NOT ${b})`,
   dateText: (y, m, d) => sql`printf('%04d-%02d-%02d', ${y}, ${m}, ${d})`,
   cast: (value) => sql`${value}`,

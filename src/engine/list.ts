@@ -20,7 +20,7 @@ import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
 import type { ResourceDef } from '../model/types.ts';
-import { type Ctx, type Shape, shapeOf } from './context.ts';
+import { computedContext, type Ctx, type Shape, shapeOf } from './context.ts';
 import type { Pagination } from './endpoint.ts';
 import { PARAMS, requestValues } from './params.ts';
 import type { Query } from './query.ts';
@@ -42,11 +42,32 @@ const AFTER = new Param('after');
 const walkHint = (s: Shape, def: ResourceDef, q: QueryShape) =>
   (s.hooks.idWalk && def.scopeColumn === 'company_id' && q.conditions.length > 0 ? s.hooks.idWalk : null);
 
-/** With a walk to weigh, the count also reads the scope's span of ids (from its `(company_id, id)` index). */
+/** Operators that never match NULL (`!` does), on values compared as they are (`~` compares text). */
+const COMPARISONS = new Set(['=', '<', '>', '+', '-']);
+
+/**
+ * The table of the resource's tallies, when they answer this count: every condition
+ * compares the tallied field itself, and the caller sees the whole scope (the tally
+ * has the scope column and that field, nothing else to test).
+ */
+function tallyOf(s: Shape, def: ResourceDef, q: QueryShape): string | null {
+  const { tally } = def;
+  if (!tally || q.conditions.length === 0 || def.visible?.(computedContext(s, 't'))) return null;
+  const counted = q.conditions.every((c) => !c.ref.relation && c.ref.keys.length === 0 && c.ref.field.name === tally.field
+    && (c.value.kind === 'scalar' || c.value.kind === 'day') && COMPARISONS.has(c.segment.op));
+  return counted ? tally.table : null;
+}
+
+/**
+ * The total, summed from the tallies where they answer it. With a walk to weigh,
+ * the count also reads the scope's span of ids (from its `(company_id, id)` index).
+ */
 function countSql(s: Shape, def: ResourceDef, q: QueryShape) {
   const edge = (f: 'MIN' | 'MAX') => sql`(SELECT ${sql.raw(f)}(id) FROM ${table(def)} WHERE company_id = c.descendant_id)`;
   const span = walkHint(s, def, q)
     ? sql`, (SELECT MAX(${edge('MAX')}) - MIN(${edge('MIN')}) + 1 FROM company_closure AS c WHERE c.ancestor_id = ${PARAMS.root}) AS span` : sql``;
+  const tally = tallyOf(s, def, q);
+  if (tally) return sql`SELECT COALESCE(SUM(t.n), 0) AS n ${span} FROM ${sql.table(tally)} AS t WHERE ${whereClause(s, def, q.conditions)}`;
   return sql`SELECT COUNT(*) AS n ${span} FROM ${table(def)} AS t ${joinClause(s, def, relationsOf(q.conditions))}
     WHERE ${whereClause(s, def, q.conditions)}`;
 }

@@ -4,14 +4,14 @@
 // statement serves every caller; every statement the engine runs over tenant rows
 // confines its main table and every join to it.
 import { sql } from 'kysely';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql, SqlDialect } from '../db/dialect.ts';
 import { PARAMS } from './params.ts';
 
 /**
- * `expr` names a company of the caller's scope. As a list (`IN`), the scope's
- * companies drive the `(company_id, …)` indexes of the table they filter; as a
- * probe (`EXISTS`), one indexed look-up checks a single joined or found record.
+ * `expr` names a company of the caller's scope. As a list (the set of the scope's
+ * companies), they drive the `(company_id, …)` indexes of the table they filter; as
+ * a probe (`EXISTS`), one indexed look-up checks a single joined or found record.
  */
-export const inScope = (expr: Sql, form: 'list' | 'probe' = 'list'): Sql => (form === 'list'
-  ? sql`${expr} IN (SELECT descendant_id FROM company_closure WHERE ancestor_id = ${PARAMS.root})`
+export const inScope = (hooks: SqlDialect, expr: Sql, form: 'list' | 'probe' = 'list'): Sql => (form === 'list'
+  ? hooks.inSubquery(expr, sql`SELECT descendant_id FROM company_closure WHERE ancestor_id = ${PARAMS.root}`)
   : sql`EXISTS (SELECT 1 FROM company_closure AS sc WHERE sc.ancestor_id = ${PARAMS.root} AND sc.descendant_id = ${expr})`);

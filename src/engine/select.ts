@@ -25,7 +25,7 @@ export const exprOf = (s: Shape, ref: FieldRef): Sql => columnExpr(s, ref.field,
  * table of a statement (`t`) lists the scope; joined and single records probe it.
  */
 export function visibility(s: Shape, def: ResourceDef, alias: string, form: 'list' | 'probe' = alias === 't' ? 'list' : 'probe'): Sql[] {
-  const within = inScope(sql.ref(`${alias}.${def.scopeColumn}`), form);
+  const within = inScope(s.hooks, sql.ref(`${alias}.${def.scopeColumn}`), form);
   const extra = def.visible?.(computedContext(s, alias));
   return extra ? [within, extra] : [within];
 }

@@ -108,6 +108,12 @@ export interface ResourceDef {
   readonly userPost?: readonly string[];
   /** A further condition on which records of the scope the caller sees (alias `t`). */
   readonly visible?: (c: ComputedContext) => Sql | null;
+  /**
+   * A table of how many records each company has per value of one field (`n` per
+   * `company_id` and that field's column), kept by triggers: a list filtered on that
+   * field alone counts its total there.
+   */
+  readonly tally?: { readonly table: string; readonly field: string };
 }
 
 /** All resource definitions, by name. */

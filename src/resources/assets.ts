@@ -75,6 +75,7 @@ export const assets: Resource = {
     ],
     unique: [['company_id', 'asset_no']],
     audit: { asset: 'id' },
+    tally: { table: 'asset_tallies', field: 'next_check' },
   },
   hooks: {
     beforeCreate: (_tx, record) => advanceNextCheck(record),
