@@ -43,7 +43,7 @@ function openSqlite(file: string): BareDriver {
   db.pragma('busy_timeout = 5000');
   const prepare = (text: string) => db.prepare(text.replace(PLACEHOLDER, '@$1'));
   const client = prepare(BARE_SQL.client).pluck();
-  const count = prepare(BARE_SQL.count).pluck();
+  const count = prepare(BARE_SQL.count('sqlite')).pluck();
   const page = prepare(BARE_SQL.page('sqlite')).raw();
   const files = prepare(BARE_SQL.files('sqlite')).raw();
   const update = prepare(BARE_SQL.update);
@@ -74,7 +74,7 @@ function openPostgres(url: string, poolSize: number): BareDriver {
     return (params: Params) => pool.query({ name, text, values: names.map((n) => params[n]), rowMode: 'array' });
   };
   const client = statement('bare_client', BARE_SQL.client);
-  const count = statement('bare_count', BARE_SQL.count);
+  const count = statement('bare_count', BARE_SQL.count('postgres'));
   const page = statement('bare_page', BARE_SQL.page('postgres'));
   const files = statement('bare_files', BARE_SQL.files('postgres'));
   const update = statement('bare_update', BARE_SQL.update);

@@ -6,8 +6,15 @@
 
 import { type Engine, PAGE_SIZE } from './config.ts';
 
-/** The caller's company (:root) and all its descendants (the schema's company closure table). */
-const SCOPE = 'SELECT descendant_id FROM company_closure WHERE ancestor_id = :root';
+/**
+ * `a.company_id` is the caller's company (:root) or one of its descendants (the
+ * schema's company closure table); on PostgreSQL read once into an array rather
+ * than probed for every row a page walk tests.
+ */
+const inScope = (engine: Engine) => {
+  const scope = 'SELECT descendant_id FROM company_closure WHERE ancestor_id = :root';
+  return engine === 'sqlite' ? `a.company_id IN (${scope})` : `a.company_id = ANY(ARRAY(${scope}))`;
+};
 
 /** Columns written as stored JSON text rather than as JSON strings. */
 export const JSON_COLUMNS: ReadonlySet<string> = new Set(['data', 'styles']);
@@ -48,13 +55,14 @@ const joins = EMBEDS.map((e) => `LEFT JOIN ${e.table} ${e.alias} ON ${e.alias}.i
 /** Each statement by name; `files` takes the page's asset ids as one JSON array text (:ids). */
 export const BARE_SQL = {
   client: 'SELECT company_id FROM clients WHERE fingerprint = :fingerprint AND revoked IS NULL',
-  count: `SELECT COUNT(*) FROM assets a WHERE a.company_id IN (${SCOPE}) AND ${overdue}`,
+  // The schema's per-company, per-date tallies of assets answer how many are due before a date.
+  count: (engine: Engine) => `SELECT COALESCE(SUM(a.n), 0) FROM asset_tallies a WHERE ${inScope(engine)} AND ${overdue}`,
   // The ids of the page first, then only those rows joined with their embeds (CROSS JOIN: SQLite
   // would otherwise walk all assets in id order to skip the sort). The page size is a constant.
   // W2's matches are dense (a fifth of the table), so on SQLite the ids come from walking the
   // assets in id order, as the service's plan for such a page does (src/engine/list.ts).
   page: (engine: Engine) => `WITH page(id) AS (SELECT a.id FROM assets a ${engine === 'sqlite' ? 'NOT INDEXED' : ''}
-    WHERE a.company_id IN (${SCOPE}) AND ${overdue} ORDER BY a.id LIMIT ${PAGE_SIZE} OFFSET :offset)
+    WHERE ${overdue} AND ${inScope(engine)} ORDER BY a.id LIMIT ${PAGE_SIZE} OFFSET :offset)
   SELECT ${selectList} FROM page p CROSS JOIN assets a
   ${joins}
   WHERE a.id = p.id ORDER BY p.id`,

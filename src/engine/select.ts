@@ -55,8 +55,13 @@ export function relationsOf(conditions: readonly Condition[], order: readonly Or
   return out;
 }
 
+/**
+ * The filter's conditions, then the scope: SQLite tests a walked row's terms in
+ * their order, and a date compared costs less than a look-up in the scope's set
+ * (page 101 of W2: 663 against 543 µs).
+ */
 export function whereClause(s: Shape, def: ResourceDef, conditions: readonly Condition[], form?: 'list' | 'probe'): Sql {
-  const parts = [...visibility(s, def, 't', form), ...conditions.map((c) => compileCondition(c, exprOf(s, c.ref), s.hooks))];
+  const parts = [...conditions.map((c) => compileCondition(c, exprOf(s, c.ref), s.hooks)), ...visibility(s, def, 't', form)];
   return sql.join(parts, sql` AND `);
 }
 
