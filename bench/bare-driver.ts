@@ -12,7 +12,8 @@ export interface BareDriver {
   /** The company of the live client with this SPKI fingerprint, or null. */
   clientCompany(fingerprint: string): Promise<number | null>;
   count(root: number, before: string): Promise<number>;
-  page(root: number, before: string, offset: number): Promise<readonly BareRow[]>;
+  /** The first page. */
+  page(root: number, before: string): Promise<readonly BareRow[]>;
   /** The files of these assets, `upload_endpoint` holding the token. */
   files(assetIds: readonly number[]): Promise<readonly BareRow[]>;
   /** Rows changed. */
@@ -50,7 +51,7 @@ function openSqlite(file: string): BareDriver {
   return {
     clientCompany: async (fingerprint) => (client.get({ fingerprint }) as number | undefined) ?? null,
     count: async (root, before) => count.get({ root, before }) as number,
-    page: async (root, before, offset) => page.all({ root, before, offset }) as BareRow[],
+    page: async (root, before) => page.all({ root, before }) as BareRow[],
     files: async (ids) => files.all({ ids: JSON.stringify(ids) }) as BareRow[],
     update: async (status, modified, first, last) => update.run({ status, modified, first, last }).changes,
     close: async () => { db.close(); },
@@ -82,7 +83,7 @@ function openPostgres(url: string, poolSize: number): BareDriver {
   return {
     clientCompany: async (fingerprint) => ((await client({ fingerprint })).rows[0]?.[0] as number | undefined) ?? null,
     count: async (root, before) => Number((await count({ root, before })).rows[0]![0]),
-    page: (root, before, offset) => page({ root, before, offset }).then(rows),
+    page: (root, before) => page({ root, before }).then(rows),
     files: (ids) => files({ ids: JSON.stringify(ids) }).then(rows),
     update: async (status, modified, first, last) => (await update({ status, modified, first, last })).rowCount ?? 0,
     close: () => pool.end(),

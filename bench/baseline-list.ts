@@ -39,7 +39,7 @@ fastify.get('/3.0/assets/*', async (req, reply) => {
   if (!m) return reply.code(404).type(JSON_TYPE).send('{"response":{"error":"only next_check<DATE","code":"not_found"}}');
   const before = m[1]!;
   const total = await driver.count(company, before);
-  const rows = await driver.page(company, before, 0);
+  const rows = await driver.page(company, before);
   const files = filesByAsset(rows.length === 0 ? [] : await driver.files(rows.map((r) => Number(r[0]))), BASE_URL);
   return reply.type(JSON_TYPE).send(listBody(url, total, PAGE_SIZE, rows.map((r) => assetJson(r, files))));
 });

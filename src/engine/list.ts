@@ -15,9 +15,13 @@
 // seeks a company), so the walk reads little when matches are dense and every record
 // of the span when they are rare. The count, read first, decides. A walked record
 // costs about what a sorted match does (measured: 0.10 against 0.11 µs), so the walk
-// is taken when (offset + page size) × span ≤ total².
+// is taken when (offset + page size) × span ≤ total². PostgreSQL weighs the same
+// plans itself, but for every call anew, because the best plan depends on the
+// filter's values: a first page it walks has a statement of its own without OFFSET,
+// which it plans once, as the same decision made here knows the walk is right.
 import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
+import type { Sql } from '../db/dialect.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { computedContext, type Ctx, type Shape, shapeOf } from './context.ts';
@@ -38,9 +42,8 @@ const table = (def: ResourceDef) => sql.table(def.table);
 const OFFSET = new Param('offset');
 const AFTER = new Param('after');
 
-/** The hint of a walk in id order, where the engine takes one and the query has filters to weigh. */
-const walkHint = (s: Shape, def: ResourceDef, q: QueryShape) =>
-  (s.hooks.idWalk && def.scopeColumn === 'company_id' && q.conditions.length > 0 ? s.hooks.idWalk : null);
+/** The hint of a walk in id order, where the query has filters to weigh. */
+const walkHint = (s: Shape, def: ResourceDef, q: QueryShape) => (def.scopeColumn === 'company_id' && q.conditions.length > 0 ? s.hooks.idWalk : null);
 
 /** Operators that never match NULL (`!` does), on values compared as they are (`~` compares text). */
 const COMPARISONS = new Set(['=', '<', '>', '+', '-']);
@@ -80,14 +83,18 @@ function walks(c: Counted, total: number, offset: number, pageSize: number, orde
   return (offset + pageSize) * Number(c.span) <= total * total;
 }
 
+/** How a page's ids are read: from OFFSET, from the first record (`first`), or (`seek`, id order only) after id AFTER. */
+type From = 'offset' | 'first' | 'seek';
+const FROM: Readonly<Record<From, Sql>> = { offset: sql`OFFSET ${OFFSET}`, first: sql``, seek: sql`` };
+
 /**
- * A page at OFFSET, or (`seek`, id order only) the next `pageSize` records after id AFTER: no skipped rows to walk.
- * `walk`: its ids read by walking the table in id order (see above).
+ * A page; `walk`: its ids read by walking the table in id order (see above). A walk
+ * from the first record has no OFFSET: PostgreSQL plans it once (SqlDialect.idWalk).
  */
-function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'], pageSize: number, seek = false, walk = false) {
-  const where = seek ? sql`${whereClause(s, def, q.conditions)} AND t.id > ${AFTER}` : whereClause(s, def, q.conditions);
+function pageSql(s: Shape, def: ResourceDef, q: QueryShape, order: Query['order'], pageSize: number, from: From = 'offset', walk = false) {
+  const where = from === 'seek' ? sql`${whereClause(s, def, q.conditions)} AND t.id > ${AFTER}` : whereClause(s, def, q.conditions);
   const ids = sql`SELECT t.id AS id FROM ${table(def)} AS t ${walk ? walkHint(s, def, q) : sql``} ${joinClause(s, def, relationsOf(q.conditions, order))}
-    WHERE ${where} ORDER BY ${orderClause(s, order)} LIMIT ${sql.lit(pageSize)} ${seek ? sql`` : sql`OFFSET ${OFFSET}`}`;
+    WHERE ${where} ORDER BY ${orderClause(s, order)} LIMIT ${sql.lit(pageSize)} ${FROM[from]}`;
   return sql`SELECT ${recordJson(s, def)} AS j, t.id AS id FROM (${ids}) AS p JOIN ${table(def)} AS t ON t.id = p.id
     ${joinClause(s, def, relationsOf([], order))} ORDER BY ${orderClause(s, order)}`;
 }
@@ -134,8 +141,9 @@ export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query, read
   const total = Number(counted?.n ?? 0);
   if (!counted || offset >= total) return { total, records: [] };
   const walk = walks(counted, total, offset, pageSize, query.order);
-  const rows = await read<{ j: string }>(statements.get(`${walk ? 'walk' : 'page'}|${prefix}|${q.order}|${pageSize}`,
-    () => pageSql(s, def, q, query.order, pageSize, false, walk)), values);
+  const from: From = walk && offset === 0 ? 'first' : 'offset';
+  const rows = await read<{ j: string }>(statements.get(`${walk ? 'walk' : 'page'}|${from}|${prefix}|${q.order}|${pageSize}`,
+    () => pageSql(s, def, q, query.order, pageSize, from, walk)), values);
   return { total, records: rows.map((r) => r.j) };
 }
 
@@ -153,7 +161,7 @@ export async function* allRecords(ctx: Ctx, def: ResourceDef, query: Query, batc
   const { database } = ctx;
   const seek = query.order.length === 0;
   const statement = database.statements.get(`${seek ? 'seek' : 'page'}|${s.level}|${def.name}|${q.where}|${q.order}|${batch}`,
-    () => pageSql(s, def, q, query.order, batch, seek));
+    () => pageSql(s, def, q, query.order, batch, seek ? 'seek' : 'offset'));
   let after = 0;
   for (let offset = 0; ; offset += batch) {
     const rows = await database.read<{ j: string; id: number | string }>(statement, { ...requestValues(ctx), ...q.values, offset, after });
