@@ -57,7 +57,7 @@ function tallyOf(s: Shape, def: ResourceDef, q: QueryShape): string | null {
   const { tally } = def;
   if (!tally || q.conditions.length === 0 || def.visible?.(computedContext(s, 't'))) return null;
   const counted = q.conditions.every((c) => !c.ref.relation && c.ref.keys.length === 0 && c.ref.field.name === tally.field
-    && (c.value.kind === 'scalar' || c.value.kind === 'day') && COMPARISONS.has(c.segment.op));
+    && c.value.kind === 'scalar' && COMPARISONS.has(c.segment.op));
   return counted ? tally.table : null;
 }
 

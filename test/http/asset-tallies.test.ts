@@ -3,7 +3,8 @@
 // After any sequence of creates, updates (dates, checks recorded) and deletes
 // through the API, and of writes by other hands (a statement moving assets to
 // another company, one rewriting many dates), the tallies equal a GROUP BY of the
-// assets, and every total a list answers from them equals the count of the records.
+// assets, and every total a list answers from them equals the count of the records
+// in the caller's scope.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -65,11 +66,13 @@ for (const kind of DB_KINDS) {
     let svc: Service;
     let companies: number[];
     let api: TestClient;
+    let child: TestClient;
     before(async () => {
       svc = await start(kind);
       const root = await svc.company('Tally root');
       api = (await svc.certificate(root)).client;
       companies = [root, await create(api, 'companies', { name: 'tally child', parent_id: root })];
+      child = (await svc.certificate(companies[1]!)).client;
     });
     after(() => stop(svc));
 
@@ -91,11 +94,14 @@ for (const kind of DB_KINDS) {
           }
         }
         assert.deepEqual(await stored(svc), await grouped(svc));
-        for (const filter of FILTERS) {
-          const res = await api.get(`/3.0/assets/${filter}`);
-          const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM assets WHERE company_id IN (${sql.join(companies)})
-            AND ${where(filter)}`.execute(svc.database.db);
-          assert.equal(res.body.pagination.total_records, Number(rows[0]!.n), filter);
+        // The parent's certificate counts both companies' assets; the child's, its own alone (spec §3).
+        for (const [client, scope] of [[api, companies], [child, companies.slice(1)]] as const) {
+          for (const filter of FILTERS) {
+            const res = await client.get(`/3.0/assets/${filter}`);
+            const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM assets WHERE company_id IN (${sql.join(scope)})
+              AND ${where(filter)}`.execute(svc.database.db);
+            assert.equal(res.body.pagination.total_records, Number(rows[0]!.n), filter);
+          }
         }
       }), { numRuns: RUNS });
     });

@@ -44,11 +44,19 @@ const removed = 'SELECT company_id, next_check, -1 AS d FROM old_rows';
 const POSTGRES = [
   `CREATE TABLE asset_tallies (company_id bigint NOT NULL, next_check text COLLATE "C" NOT NULL, n bigint NOT NULL,
     PRIMARY KEY (company_id, next_check))`,
+  // An update that moves no asset to another date or company (most: a status, a check) changes no
+  // tally, and then looks for no emptied row either.
   `CREATE FUNCTION asset_tallies_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE changed bigint;
   BEGIN
     IF TG_OP = 'INSERT' THEN ${apply(added)}
-    ELSIF TG_OP = 'DELETE' THEN ${apply(removed)} ${dropEmpty}
-    ELSE ${apply(`${added} UNION ALL ${removed}`)} ${dropEmpty}
+    ELSE
+      IF TG_OP = 'DELETE' THEN ${apply(removed)}
+      ELSE ${apply(`${added} UNION ALL ${removed}`)}
+      END IF;
+      GET DIAGNOSTICS changed = ROW_COUNT;
+      IF changed > 0 THEN ${dropEmpty}
+      END IF;
     END IF;
     RETURN NULL;
   END $$`,
