@@ -23,6 +23,7 @@ import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
 import type { Sql } from '../db/dialect.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
+import { merged } from '../model/merged.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { computedContext, type Ctx, type Shape, shapeOf } from './context.ts';
 import type { Pagination } from './endpoint.ts';
@@ -110,7 +111,7 @@ const countStatement = (ctx: Ctx, s: Shape, def: ResourceDef, q: QueryShape) =>
 /** How many records the query matches, without reading a page of them. */
 export async function countRecords(ctx: Ctx, def: ResourceDef, query: Query): Promise<number> {
   const q = queryShape(query);
-  const [counted] = await ctx.database.read<Counted>(countStatement(ctx, shapeOf(ctx), def, q), { ...requestValues(ctx), ...q.values });
+  const [counted] = await ctx.database.read<Counted>(countStatement(ctx, shapeOf(ctx), def, q), merged(requestValues(ctx), q.values));
   return Number(counted?.n ?? 0);
 }
 
@@ -130,7 +131,7 @@ export async function listRecords(ctx: Ctx, def: ResourceDef, query: Query, read
   const q = queryShape(query);
   const { pageSize } = ctx.limits;
   const offset = (query.page - 1) * pageSize;
-  const values: Values = { ...requestValues(ctx), ...q.values, offset };
+  const values: Values = merged(requestValues(ctx), q.values, { offset });
   const { statements } = ctx.database;
   const prefix = `${s.level}|${def.name}|${q.where}`;
   if (byId(query)) {
@@ -164,7 +165,7 @@ export async function* allRecords(ctx: Ctx, def: ResourceDef, query: Query, batc
     () => pageSql(s, def, q, query.order, batch, seek ? 'seek' : 'offset'));
   let after = 0;
   for (let offset = 0; ; offset += batch) {
-    const rows = await database.read<{ j: string; id: number | string }>(statement, { ...requestValues(ctx), ...q.values, offset, after });
+    const rows = await database.read<{ j: string; id: number | string }>(statement, merged(requestValues(ctx), q.values, { offset, after }));
     if (rows.length > 0) yield rows.map((r) => r.j);
     if (rows.length < batch) return;
     after = Number(rows[rows.length - 1]!.id);

@@ -3,6 +3,7 @@
 import type { Sql } from '../db/dialect.ts';
 import { Param, type Values } from '../db/statements.ts';
 import { formatDate, formatDatetime } from '../model/dates.ts';
+import { merged } from '../model/merged.ts';
 import type { RequestParams } from '../model/types.ts';
 import type { Ctx } from './context.ts';
 
@@ -23,5 +24,5 @@ export function requestValues(ctx: Ctx, t: Date = ctx.clock.now()): Values {
 /** Reads with the statement of `key` (built once by `build`) outside any transaction. */
 export function readRows<R>(ctx: Ctx, key: string, build: () => Sql, extra: Values = {}): Promise<R[]> {
   const { database } = ctx;
-  return database.read<R>(database.statements.get(`${ctx.principal.level}|${key}`, build), { ...requestValues(ctx), ...extra });
+  return database.read<R>(database.statements.get(`${ctx.principal.level}|${key}`, build), merged(requestValues(ctx), extra));
 }

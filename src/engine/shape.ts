@@ -5,6 +5,7 @@ import { Param } from '../db/statements.ts';
 import type { Condition, Typed } from '../filter/compile.ts';
 import type { OrderTerm } from '../filter/order.ts';
 import type { FieldRef } from '../filter/resolve.ts';
+import { merged } from '../model/merged.ts';
 import type { Query } from './query.ts';
 
 export interface QueryShape {
@@ -43,7 +44,7 @@ export function queryShape(query: Query): QueryShape {
     };
     const { value, kind } = slotted(c.value, at);
     keys.push(`${refKey(c.ref)}${c.segment.op}${kind}`);
-    return { ...c, value };
+    return merged(c, { value });
   });
   return { where: keys.join('|'), order: orderKey(query.order), conditions, values };
 }

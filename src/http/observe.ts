@@ -13,12 +13,19 @@ import { httpDuration, httpInFlight, httpRequests } from '../metrics.ts';
  * the session's user.
  */
 interface Caller { endpoint?: string; fingerprint?: string | null; ip?: string | null; userId?: number }
-const callers = new WeakMap<IncomingMessage, Caller>();
+/**
+ * Kept on the request itself, not in a WeakMap keyed by it: a long-lived WeakMap's
+ * table is in V8's old space, and adding an entry per request grew it there, to be
+ * cleared only by full collections.
+ */
+const CALLER = Symbol('caller');
+type Noted = IncomingMessage & { [CALLER]?: Caller };
 
 /** The pipeline's note of who is calling (for the request's log line). */
 export function noteCaller(req: IncomingMessage, caller: Caller): void {
-  const known = callers.get(req);
-  callers.set(req, known ? Object.assign(known, caller) : { ...caller });
+  const noted = req as Noted;
+  const known = noted[CALLER];
+  noted[CALLER] = Object.assign(known ?? {}, caller);
 }
 
 /** Enough of the SPKI fingerprint to find the certificate (`client list`), not the whole of it. */
@@ -41,7 +48,7 @@ export function observe(req: IncomingMessage, res: ServerResponse, reqId: string
   httpInFlight.inc();
   res.once('close', () => {
     httpInFlight.dec();
-    const caller = callers.get(req);
+    const caller = (req as Noted)[CALLER];
     // Label values are never the path: a route of the service, an endpoint of the API, or "unknown".
     const endpoint = (route === undefined ? undefined : ROUTES[route]) ?? caller?.endpoint ?? 'unknown';
     const method = req.method ?? '';

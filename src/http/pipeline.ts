@@ -23,6 +23,7 @@ import { beginKeyed, type Claim, readKey } from './idempotency.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
 import { etagOf, noneMatch } from '../engine/etag.ts';
 import { noteCaller } from './observe.ts';
+import { merged } from '../model/merged.ts';
 import { type ApiPath, splitPath } from './path.ts';
 
 /** The one version this API answers to in paths. */
@@ -121,7 +122,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       const begun = await beginKeyed(deps.database, keyed, deps.idempotencyWaitMs);
       if (begun.kind === 'replay') {
         const { status, answered, response } = begun.reply;
-        return { status, headers: { ...limits, ...REPLAYED, ...JSON_TYPE }, body: successBody({ ...block, timestamp: answered }, response) };
+        return { status, headers: merged(limits, REPLAYED, JSON_TYPE), body: successBody(merged(block, { timestamp: answered }), response) };
       }
       claim = begun.claim;
     }
@@ -140,17 +141,17 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       ifMatch: req.headersDistinct['if-match']?.join(','),
     };
     const reply = await handler(call);
-    if (reply.file) return { status: 200, headers: { ...limits, ...reply.file.headers }, body: reply.file.stream };
-    const headers: Record<string, string> = { ...limits };
+    if (reply.file) return { status: 200, headers: merged(limits, reply.file.headers), body: reply.file.stream };
+    const headers: Record<string, string> = Object.assign({}, limits);
     if (verb === 'GET') {
       headers.etag = etagOf(reply.response, reply.pagination);
       if (noneMatch(req.headers['if-none-match'], headers.etag)) return { status: 304, headers, body: '' };
     }
-    return { status: reply.status ?? 200, headers: { ...headers, ...JSON_TYPE }, body: successBody(block, reply.response, reply.pagination) };
+    return { status: reply.status ?? 200, headers: Object.assign(headers, JSON_TYPE), body: successBody(block, reply.response, reply.pagination) };
   } catch (e) {
     const error = e instanceof ApiError ? e : internal(requestId);
     if (!(e instanceof ApiError)) log.error({ err: e, reference: requestId }, 'request failed');
-    return { status: error.status, headers: { ...limits, ...error.headers, ...JSON_TYPE }, body: errorBody(block, error) };
+    return { status: error.status, headers: merged(limits, error.headers, JSON_TYPE), body: errorBody(block, error) };
   } finally {
     // A request that kept no reply (refused, failed, or nothing written) lets its key go: a retry runs again.
     await claim?.release().catch((err: unknown) => log.error({ err, reference: requestId }, 'idempotency key not released'));

@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
+import { merged } from '../model/merged.ts';
 import { observe } from './observe.ts';
 import { type ApiDeps, type ApiResult, handleApi } from './pipeline.ts';
 
@@ -39,7 +40,7 @@ export function apiListener(o: ApiListener): RequestListener {
 /** Writes an answer of the pipeline: JSON text with its length (none for a 304, which has no body), or a stream. */
 export function send(res: ServerResponse, r: ApiResult, log: FastifyBaseLogger, reqId: string): void {
   if (typeof r.body === 'string') {
-    const headers = r.status === 304 ? r.headers : { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) };
+    const headers = r.status === 304 ? r.headers : merged(r.headers, { 'content-length': String(Buffer.byteLength(r.body)) });
     res.writeHead(r.status, headers).end(r.status === 304 ? undefined : r.body);
     return;
   }
