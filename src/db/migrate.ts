@@ -40,6 +40,7 @@ import * as changes from './migrations/0009_changes.ts';
 import * as versions from './migrations/0010_versions.ts';
 import * as idempotencyKeys from './migrations/0011_idempotency_keys.ts';
 import * as assetTallies from './migrations/0012_asset_tallies.ts';
+import * as assetWalkIndex from './migrations/0013_asset_walk_index.ts';
 
 export interface Migration {
   readonly name: string;
@@ -61,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0010_versions', up: versions.up },
   { name: '0011_idempotency_keys', up: idempotencyKeys.up },
   { name: '0012_asset_tallies', up: assetTallies.up },
+  { name: '0013_asset_walk_index', up: assetWalkIndex.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -63,7 +63,7 @@ export const postgresHooks: SqlDialect = {
   // Under COLLATE "C", lower() folds ASCII letters only, as SQLite's does.
   contains: (expr, needle) => sql`(strpos(lower(${expr} COLLATE "C"), lower(CAST(${needle} AS text) COLLATE "C")) > 0)`,
   writesAlone: false,
-  idWalk: sql``,
+  idWalk: () => sql``,
   lockMatched: sql`FOR UPDATE OF t`,
   lockFor: (key) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`,
   isUniqueViolation: (e) => errorCode(e) === '23505',

@@ -47,7 +47,7 @@ export const sqliteHooks: SqlDialect = {
   // Not LIKE: it takes U+FFFD, U+FFFE and U+FFFF for one another. lower() folds ASCII only.
   contains: (expr, needle) => sql`(instr(lower(${expr}), lower(${needle})) > 0)`,
   writesAlone: true,
-  idWalk: sql`NOT INDEXED`,
+  idWalk: (index) => (index ? sql`INDEXED BY ${sql.id(index)}` : sql`NOT INDEXED`),
   lockMatched: sql``,
   lockFor: () => sql`SELECT 1`,
   isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',

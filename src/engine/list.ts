@@ -43,22 +43,31 @@ const table = (def: ResourceDef) => sql.table(def.table);
 const OFFSET = new Param('offset');
 const AFTER = new Param('after');
 
-/** The hint of a walk in id order, where the query has filters to weigh. */
-const walkHint = (s: Shape, def: ResourceDef, q: QueryShape) => (def.scopeColumn === 'company_id' && q.conditions.length > 0 ? s.hooks.idWalk : null);
+/**
+ * Every condition tests one of `fields` of the record itself (no relation, no JSON
+ * key), and the caller sees the whole scope: no further column to read.
+ */
+const testsOnly = (s: Shape, def: ResourceDef, q: QueryShape, fields: readonly string[]) => q.conditions.length > 0
+  && !def.visible?.(computedContext(s, 't')) && q.conditions.every((c) => !c.ref.relation && c.ref.keys.length === 0 && fields.includes(c.ref.field.name));
+
+/** The hint of a walk in id order (through the resource's walk index where it holds what is tested), where the query has filters to weigh. */
+function walkHint(s: Shape, def: ResourceDef, q: QueryShape): Sql | null {
+  if (def.scopeColumn !== 'company_id' || q.conditions.length === 0) return null;
+  const index = def.walkIndex && testsOnly(s, def, q, def.walkIndex.fields) ? def.walkIndex.name : null;
+  return s.hooks.idWalk(index);
+}
 
 /** Operators that never match NULL (`!` does), on values compared as they are (`~` compares text). */
 const COMPARISONS = new Set(['=', '<', '>', '+', '-']);
 
 /**
  * The table of the resource's tallies, when they answer this count: every condition
- * compares the tallied field itself, and the caller sees the whole scope (the tally
- * has the scope column and that field, nothing else to test).
+ * compares the tallied field's value (the tally has the scope column and that field,
+ * nothing else to test).
  */
 function tallyOf(s: Shape, def: ResourceDef, q: QueryShape): string | null {
   const { tally } = def;
-  if (!tally || q.conditions.length === 0 || def.visible?.(computedContext(s, 't'))) return null;
-  const counted = q.conditions.every((c) => !c.ref.relation && c.ref.keys.length === 0 && c.ref.field.name === tally.field
-    && c.value.kind === 'scalar' && COMPARISONS.has(c.segment.op));
+  const counted = tally && testsOnly(s, def, q, [tally.field]) && q.conditions.every((c) => c.value.kind === 'scalar' && COMPARISONS.has(c.segment.op));
   return counted ? tally.table : null;
 }
 

@@ -114,6 +114,11 @@ export interface ResourceDef {
    * field alone counts its total there.
    */
   readonly tally?: { readonly table: string; readonly field: string };
+  /**
+   * An index of (id, scope column, `fields`…): a page walked in id order reads it
+   * instead of the table when every condition tests one of `fields` itself.
+   */
+  readonly walkIndex?: { readonly name: string; readonly fields: readonly string[] };
 }
 
 /** All resource definitions, by name. */
