@@ -59,9 +59,10 @@ export const BARE_SQL = {
   count: (engine: Engine) => `SELECT COALESCE(SUM(a.n), 0) FROM asset_tallies a WHERE ${inScope(engine)} AND ${overdue}`,
   // The ids of the page first, then only those rows joined with their embeds (CROSS JOIN: SQLite
   // would otherwise walk all assets in id order to skip the sort). The page size is a constant.
-  // W2's matches are dense (a fifth of the table), so on SQLite the ids come from walking the
-  // assets in id order through their walk index, as the service's plan for such a page does (src/engine/list.ts); the
-  // first page has no OFFSET, so PostgreSQL plans it once, as it does the service's.
+  // W2's matches are dense (a fifth of the table), so on SQLite the ids come from walking
+  // the assets in id order through their walk index, as the service's plan for such a page
+  // does (src/engine/list.ts); the first page has no OFFSET, so PostgreSQL plans it once,
+  // as it does the service's.
   page: (engine: Engine) => `WITH page(id) AS (SELECT a.id FROM assets a ${engine === 'sqlite' ? 'INDEXED BY assets_id_company_id_next_check_idx' : ''}
     WHERE ${overdue} AND ${inScope(engine)} ORDER BY a.id LIMIT ${PAGE_SIZE})
   SELECT ${selectList} FROM page p CROSS JOIN assets a

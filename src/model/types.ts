@@ -116,7 +116,8 @@ export interface ResourceDef {
   readonly tally?: { readonly table: string; readonly field: string };
   /**
    * An index of (id, scope column, `fields`…): a page walked in id order reads it
-   * instead of the table when every condition tests one of `fields` itself.
+   * instead of the table when every condition tests one of `fields` itself (a hint
+   * for SQLite's planner; PostgreSQL's chooses for itself).
    */
   readonly walkIndex?: { readonly name: string; readonly fields: readonly string[] };
 }

@@ -76,6 +76,7 @@ export const assets: Resource = {
     unique: [['company_id', 'asset_no']],
     audit: { asset: 'id' },
     tally: { table: 'asset_tallies', field: 'next_check' },
+    // SQLite's only (migration 0013).
     walkIndex: { name: 'assets_id_company_id_next_check_idx', fields: ['next_check'] },
   },
   hooks: {
