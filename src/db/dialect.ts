@@ -86,7 +86,7 @@ export interface SqlDialect {
    * filtering as it goes. SQLite is told so (`NOT INDEXED`: its planner has no
    * statistics to weigh that walk against the filter's index), or told to walk
    * `index` instead, an index in id order that holds every column the walk tests
-   * (ResourceDef.walkIndex); PostgreSQL walks its primary key or that index by
+   * (ResourceDef.walkIndex, SQLite's only); PostgreSQL walks its primary key by
    * itself (an empty hint), and a first page so walked has a statement without
    * OFFSET, whose plan does not depend on the filter's values, so it is planned once
    * instead of on every call (about 0.4–0.8 ms of W2's page).

@@ -13,11 +13,7 @@ import { httpDuration, httpInFlight, httpRequests } from '../metrics.ts';
  * the session's user.
  */
 interface Caller { endpoint?: string; fingerprint?: string | null; ip?: string | null; userId?: number }
-/**
- * Kept on the request itself, not in a WeakMap keyed by it: a long-lived WeakMap's
- * table is in V8's old space, and adding an entry per request grew it there, to be
- * cleared only by full collections.
- */
+/** Kept on the request itself: it lives and goes with the request, in no table of its own. */
 const CALLER = Symbol('caller');
 type Noted = IncomingMessage & { [CALLER]?: Caller };
 
