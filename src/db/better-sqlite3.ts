@@ -10,17 +10,22 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
+/** The package this line loads (the writer thread loads the same, by its path). */
+const PACKAGE = Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20';
+
 function load(): typeof Sqlite {
-  if (Number(process.versions.napi) >= 10) return require('better-sqlite3') as typeof Sqlite;
   try {
-    return require('better-sqlite3-node20') as typeof Sqlite;
+    return require(PACKAGE) as typeof Sqlite;
   } catch (error) {
+    if (PACKAGE === 'better-sqlite3') throw error;
     throw new Error(`Node ${process.version} needs better-sqlite3 12 (the optional dependency better-sqlite3-node20), `
       + 'which did not install: it compiles on install (python3, make and a C++ compiler)', { cause: error });
   }
 }
 
 const BetterSqlite3 = load();
+/** Where the loaded package is, for a worker thread to load it too. */
+export const driverPath = require.resolve(PACKAGE);
 // The driver's types under the same name, as `import BetterSqlite3 from 'better-sqlite3'` gives them.
 declare namespace BetterSqlite3 {
   export type Database = Sqlite.Database;

@@ -1,11 +1,12 @@
 import BetterSqlite3 from './better-sqlite3.ts';
-import { type Dialect, type Kysely, SqliteDialect, sql } from 'kysely';
+import { type Dialect, type Kysely, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { concatObject, errorCode, type Sql, type SqlDialect } from './dialect.ts';
 import type { PoolStats } from '../metrics.ts';
 import { Lru } from './lru.ts';
 import { measuredDialect } from './measured-driver.ts';
+import { writerDialect } from './sqlite-writer.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
 
@@ -36,7 +37,11 @@ export const sqliteHooks: SqlDialect = {
   jsonObjectText: (members) => sqliteHooks.jsonObject(members),
   jsonArrayText: (item, from, order) => sql`('[' || COALESCE((SELECT group_concat(${item}, ',' ORDER BY ${order}) ${from}), '') || ']')`,
   inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
+  inTexts: (expr, texts) => sqliteHooks.inIds(expr, texts),
   idList: (ids) => JSON.stringify(ids),
+  selectRows: (rows, types) => sql`SELECT ${sql.join(types.map((_t, i) => sql`json_extract(r.value, ${sql.lit(`$[${i}]`)})`))}
+    FROM json_each(${rows}) AS r ORDER BY r.key`,
+  rowList: (rows) => JSON.stringify(rows),
   inSubquery: (expr, subquery) => sql`${expr} IN (${subquery})`,
   differs: (a, b) => sql`(${a} IS NOT ${b})`,
   dateText: (y, m, d) => sql`printf('%04d-%02d-%02d', ${y}, ${m}, ${d})`,
@@ -66,13 +71,13 @@ function preparing(raw: BetterSqlite3.Database, max = 500) {
 }
 
 export interface SqliteConnections {
-  /** The writer, behind Kysely (which queues its users: one transaction at a time). */
+  /** The writer, on a thread of its own behind Kysely (which lends it to one transaction at a time). */
   readonly dialect: Dialect;
   /** The writer's queue, for the metrics. */
   stats(): PoolStats;
   /**
-   * Reads outside transactions, on a connection of their own: WAL lets them see
-   * what is committed while a write transaction is open on the writer.
+   * Reads outside transactions, on this thread and a connection of their own: WAL
+   * lets them see what is committed while a write transaction is open on the writer.
    */
   read(statement: { readonly text: string }, params: readonly unknown[]): unknown[];
   /** Changes whenever any connection — this process's writer or another process — commits (PRAGMA data_version on the reader). */
@@ -84,9 +89,9 @@ export interface SqliteConnections {
  * WAL reader begins costs two lock calls and a stat of the file, and a system call
  * is dear (about as dear as the read itself); a request reads two or three times
  * (the data version, its count and its page), and a busy turn serves a dozen
- * requests. The snapshot ends when the turn does (setImmediate), and before the
- * writer runs any statement: what this process commits, every later read sees;
- * another process's commit is seen from the next turn on.
+ * requests. The snapshot ends when the turn does (setImmediate), and as the result
+ * of each writer statement arrives: what this process commits, every later read
+ * sees; another process's commit is seen from the next turn on.
  */
 class ReadSnapshot {
   private open = false;
@@ -112,26 +117,24 @@ class ReadSnapshot {
   }
 }
 
-/** Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11). */
+/**
+ * Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11);
+ * the writer on its own thread (sqlite-writer.ts), the reader on this one.
+ */
 export function openSqlite(file: string): SqliteConnections {
   if (file === ':memory:') throw new Error('the embedded database needs a file (WAL readers open it a second time)');
   mkdirSync(dirname(file), { recursive: true });
-  const raw = new BetterSqlite3(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = FULL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  // The file exists, in WAL mode, before the reader opens it (the writer thread opens it in its own time).
+  const init = new BetterSqlite3(file);
+  init.pragma('journal_mode = WAL');
+  init.close();
   const reader = new BetterSqlite3(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
   const snapshot = new ReadSnapshot(reader);
   const prepareRead = preparing(reader);
-  const prepareWrite = preparing(raw);
-  const database = {
-    close: () => { snapshot.end(); reader.close(); raw.close(); },
-    // Kysely prepares every statement it runs (from this cache): the snapshot ends first.
-    prepare: (text: string) => { snapshot.end(); return prepareWrite(text); },
-  };
-  const measured = measuredDialect(new SqliteDialect({ database }), 'sqlite', 1);
+  // The reader closes with the writer.
+  const writer = writerDialect(file, { afterEach: snapshot.end, beforeClose: () => { snapshot.end(); reader.close(); } });
+  const measured = measuredDialect(writer, 'sqlite', 1);
   const version = reader.prepare('PRAGMA data_version').pluck();
   // A compiled statement keeps its prepared one while it lives (no look-up by its text on every read).
   const prepared = new WeakMap<object, BetterSqlite3.Statement>();

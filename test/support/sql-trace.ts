@@ -3,12 +3,14 @@
 // descriptor SQL_TRACE_FD as it happens, synchronously, so that a test which SIGKILLs the
 // process knows exactly how far it had got. It observes only; nothing the process does changes.
 //
-//   sql <n> <text>     about to run statement n (better-sqlite3: run/all/get; pg: Client#query)
-//   ok <n>             statement n completed (SQLite: returned; PostgreSQL: its result arrived)
+//   sql <n> <text>     about to run statement n (better-sqlite3 on this thread: run/all/get; SQLite's writer
+//                      thread: sent to it; pg: Client#query)
+//   ok <n>             statement n completed (on this thread: returned; elsewhere: its result arrived)
 //   err <n>            statement n failed
-import BetterSqlite3 from '../../src/db/better-sqlite3.ts';
 import { writeSync } from 'node:fs';
 import pg from 'pg';
+import BetterSqlite3 from '../../src/db/better-sqlite3.ts';
+import { writerStatements } from '../../src/db/sqlite-writer.ts';
 
 const fd = Number(process.env.SQL_TRACE_FD);
 
@@ -44,6 +46,22 @@ if (Number.isInteger(fd) && fd > 2) {
       }
     };
   }
+
+  // The writer thread's statements, as they are sent to it and as their results come back.
+  const sent = new Map<number, number>();
+  writerStatements.subscribe((message) => {
+    const m = message as { id: number; sql?: string; ok?: boolean };
+    if (m.sql !== undefined) {
+      const n = next++;
+      sent.set(m.id, n);
+      mark(`sql ${n} ${m.sql}`);
+      return;
+    }
+    const n = sent.get(m.id);
+    if (n === undefined) return;
+    sent.delete(m.id);
+    mark(`${m.ok ? 'ok' : 'err'} ${n}`);
+  });
 
   const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = client.query;
