@@ -59,7 +59,17 @@ export interface SqlDialect {
   jsonArrayText(item: Sql, from: Sql, order: Sql): Sql;
   /** `expr` is one of a list of ids passed as one parameter (`idList` makes its value). */
   inIds(expr: Sql, ids: unknown): Sql;
-  idList(ids: readonly number[]): unknown;
+  /** `expr` (text) is one of a list of texts passed as one parameter (`idList` makes its value too). */
+  inTexts(expr: Sql, texts: unknown): Sql;
+  idList(ids: readonly (number | string)[]): unknown;
+  /**
+   * A SELECT of rows passed as one parameter (`rowList` makes its value), a column
+   * of each type per row, in the rows' order: a multi-row INSERT of any number of
+   * rows has one statement text (prepared once) instead of one per row count.
+   * JSON columns take their JSON text.
+   */
+  selectRows(rows: unknown, types: readonly FieldType[]): Sql;
+  rowList(rows: readonly (readonly unknown[])[]): unknown;
   /**
    * `expr` is one of the values a subquery returns, for the main table of a list:
    * SQLite's `IN` reads the subquery once into a set; PostgreSQL's would probe it

@@ -3,7 +3,8 @@
 // batches; entries of set-based changes are written by the database itself, one
 // INSERT … SELECT over the changed rows, however many there are.
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import { type Db, execute } from '../db/database.ts';
+import { Param } from '../db/statements.ts';
 import type { Sql } from '../db/dialect.ts';
 import { jsonObjectText } from '../model/json.ts';
 import type { FieldDef, FieldType, ResourceDef, Row, SqlValue } from '../model/types.ts';
@@ -61,23 +62,29 @@ export function recordEntry(def: ResourceDef, action: 'create' | 'update' | 'del
   };
 }
 
-const valuesOf = (ctx: Ctx, logdate: string, e: AuditEntry) => sql`(${sql.join([
+const valuesOf = (ctx: Ctx, logdate: string, e: AuditEntry) => [
   e.assetId ?? null, e.companyId, e.userId !== undefined ? e.userId : (ctx.principal.session?.userId ?? null), e.fileId ?? null,
   logdate, e.message, e.olddata ?? '{}', e.newdata ?? '{}', e.endpoint, e.recordId, e.action, ctx.principal.clientId, ctx.ip,
-])})`;
+];
+const TYPES: readonly FieldType[] = ['int', 'int', 'int', 'int', 'datetime', 'string', 'json', 'json', 'string', 'int', 'string', 'int', 'string'];
 
 const columnList = sql.join(COLUMNS.map((c) => sql.ref(c)));
+const ENTRIES = new Param('entries');
+/** Entries to one INSERT (a statement of any number of rows has one text: see SqlDialect.selectRows). */
+const PER_STATEMENT = 500;
 
 export async function insertAudit(ctx: Ctx, db: Db, logdate: string, entries: readonly AuditEntry[]): Promise<void> {
-  const rows = entries.map((e) => valuesOf(ctx, logdate, e));
-  for (let i = 0; i < rows.length; i += 200) {
-    await sql`INSERT INTO auditlog (${columnList}) VALUES ${sql.join(rows.slice(i, i + 200))}`.execute(db);
+  const { hooks } = ctx.database;
+  const statement = ctx.database.statements.get('audit|insert', () => sql`INSERT INTO auditlog (${columnList}) ${hooks.selectRows(ENTRIES, TYPES)}`);
+  for (let i = 0; i < entries.length; i += PER_STATEMENT) {
+    const rows = entries.slice(i, i + PER_STATEMENT).map((e) => valuesOf(ctx, logdate, e));
+    await execute(db, statement, { entries: hooks.rowList(rows) });
   }
 }
 
 /** Inserts one entry and returns its id (notes, which are records in their own right). */
 export async function insertAuditEntry(ctx: Ctx, db: Db, logdate: string, entry: AuditEntry): Promise<number> {
-  const { rows } = await sql<{ id: number }>`INSERT INTO auditlog (${columnList}) VALUES ${valuesOf(ctx, logdate, entry)} RETURNING id`.execute(db);
+  const { rows } = await sql<{ id: number }>`INSERT INTO auditlog (${columnList}) VALUES (${sql.join(valuesOf(ctx, logdate, entry))}) RETURNING id`.execute(db);
   return Number(rows[0]!.id);
 }
 

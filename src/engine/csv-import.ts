@@ -12,7 +12,9 @@ import type { Ctx } from './context.ts';
 import { csvColumns } from './csv.ts';
 import type { Resource } from './resource.ts';
 import type { Reply } from './endpoint.ts';
-import { inWriteTx, NewRecords, readBody } from './write.ts';
+import { readBody } from './checks.ts';
+import { NewRecords } from './create.ts';
+import { inWriteTx } from './write.ts';
 
 /** RFC 4180 rows (CRLF or LF between them; a leading BOM dropped), or the number of the row left open by a quote. */
 export function readCsv(text: string): string[][] | { unterminated: number } {
@@ -135,6 +137,7 @@ export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: b
     // (A transaction tried again starts from the rows' own refusals.)
     const refused = [...errors];
     const batch = new NewRecords(tx, res);
+    await batch.prefetch(bodies.map((b) => b.values));
     for (const [i, { row, values }] of bodies.entries()) {
       checked?.(i + 1, bodies.length);
       try {

@@ -17,9 +17,8 @@ import { PARAMS } from './params.ts';
 import type { Query } from './query.ts';
 import type { Derived, Resource, WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
-import {
-  alreadyInUse, bookkeeping, byIds, checkReferences, checkUnique, inWriteTx, type Matched, matchIds, matchSet, placing, readBody, rowsOf, setList,
-} from './write.ts';
+import { alreadyInUse, checkReferences, checkUnique, placing, readBody } from './checks.ts';
+import { bookkeeping, byIds, inWriteTx, type Matched, matchIds, matchSet, rowsOf, setList } from './write.ts';
 
 export interface UpdateResult { readonly updated: number; readonly found: number }
 

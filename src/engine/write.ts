@@ -4,12 +4,12 @@ import { sql } from 'kysely';
 import { execute } from '../db/database.ts';
 import type { Sql } from '../db/dialect.ts';
 import { Param, type Values } from '../db/statements.ts';
-import { dataError, invalidValue, tooMany } from '../errors.ts';
+import { dataError } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
-import { type AuditEntry, fieldsJson, insertAudit, recordEntry, storedFields } from './audit.ts';
-import { readFields } from './body.ts';
+import { type AuditEntry, insertAudit } from './audit.ts';
 import { type Ctx, shapeOf } from './context.ts';
+import { insertRecords, readCreates } from './create.ts';
 import type { Reply } from './endpoint.ts';
 import { requestValues } from './params.ts';
 import type { Query } from './query.ts';
@@ -135,157 +135,10 @@ export async function rowsOf(tx: WriteTx, def: ResourceDef, ids: readonly number
 }
 
 
-// ---- PUT ----------------------------------------------------------------------
-
+/** PUT: the records of the body, created in one transaction; their ids in the body's order. */
 export async function createRecords(ctx: Ctx, res: Resource, items: readonly JsonObject[], answer?: (ids: number[]) => Reply): Promise<number[]> {
   const records = readCreates(ctx, res, items);
   return inWriteTx(ctx, (tx) => insertRecords(tx, res, records), answer);
-}
-
-/** The records a PUT creates, each checked against the definition (at most maxBatch). */
-export function readCreates(ctx: Ctx, res: Resource, items: readonly JsonObject[]): Row[] {
-  if (items.length > ctx.limits.maxBatch) throw tooMany(items.length, ctx.limits.maxBatch);
-  return items.map((o) => readBody(ctx, res, o, 'create'));
-}
-
-/** A body's fields, checked against the definition and the resource's own rules. */
-export function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'create' | 'update'): Row {
-  const values = readFields(res.def, body, mode, ctx.limits);
-  res.hooks?.validate?.(ctx, values, mode);
-  return values;
-}
-
-/**
- * Where a record is placed (its company, its parent company) is checked before
- * any hook reads about that place, so that no answer tells a company outside the
- * scope apart from a missing one (spec §3).
- */
-export const placing = (def: ResourceDef, values: Row) =>
-  def.fields.filter((f) => f.references?.rule === 'in-scope' && values[f.name] !== undefined);
-
-/** Checks and inserts records in their order; returns their ids in the same order. */
-export async function insertRecords(tx: WriteTx, res: Resource, items: readonly Row[]): Promise<number[]> {
-  const batch = new NewRecords(tx, res);
-  for (const values of items) await batch.check(values);
-  return batch.insert();
-}
-
-/** New records of one write: each checked against the store and the records before it, then inserted together. */
-export class NewRecords {
-  private readonly found: Find;
-  private readonly records: Row[] = [];
-  constructor(private readonly tx: WriteTx, private readonly res: Resource) {
-    this.found = memoFind(tx);
-  }
-
-  /** Checks one record (throws its refusal); once it passes, it is among those `insert` writes. */
-  async check(values: Row): Promise<void> {
-    const { tx, res, found } = this;
-    const { def } = res;
-    const record = withDefaults(tx, def, values);
-    await checkReferences(tx, def, record, placing(def, values), found);
-    await res.hooks?.beforeCreate?.(tx, record);
-    for (const f of def.fields) {
-      if (f.required && (record[f.name] === undefined || record[f.name] === null)) throw invalidValue(f.name);
-    }
-    await checkReferences(tx, def, record, def.fields, found);
-    await checkUnique(tx, def, record, null, Object.keys(record), this.records);
-    await res.hooks?.beforeInsert?.(tx, record);
-    this.records.push(record);
-  }
-
-  get count(): number { return this.records.length; }
-
-  /** Inserts the checked records, audited; their ids in the same order. */
-  async insert(): Promise<number[]> {
-    const { tx, res: { def }, records } = this;
-    const ids: number[] = [];
-    for (const run of sameColumns(records)) ids.push(...await insertRun(tx, def, run));
-    records.forEach((record, i) => {
-      const created = { ...record, id: ids[i]! };
-      tx.audit(recordEntry(def, 'create', created, '{}', fieldsJson(storedFields(def).filter((f) => f.name in created), created)));
-    });
-    return ids;
-  }
-}
-
-/** Consecutive records with the same columns, at most 100 to a statement. */
-function* sameColumns(records: readonly Row[]): Generator<Row[]> {
-  let run: Row[] = [];
-  const columnsOf = (r: Row) => Object.keys(r).join(',');
-  for (const r of records) {
-    if (run.length > 0 && (run.length === 100 || columnsOf(run[0]!) !== columnsOf(r))) { yield run; run = []; }
-    run.push(r);
-  }
-  if (run.length > 0) yield run;
-}
-
-/** One multi-row INSERT. Ids are assigned in row order, so ascending ids are the rows' ids in order. */
-async function insertRun(tx: WriteTx, def: ResourceDef, rows: readonly Row[]): Promise<number[]> {
-  const columns = Object.keys(rows[0]!);
-  const { rows: out } = await sql<{ id: number }>`INSERT INTO ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
-    VALUES ${sql.join(rows.map((r) => sql`(${sql.join(columns.map((c) => r[c]))})`))} RETURNING id`.execute(tx.db);
-  return out.map((r) => Number(r.id)).sort((a, b) => a - b);
-}
-
-function withDefaults(tx: WriteTx, def: ResourceDef, values: Row): Row {
-  const record: Row = { ...values };
-  for (const f of def.fields) {
-    if (f.touch) record[f.name] = tx.now;
-    else if (record[f.name] === undefined && f.default !== undefined) {
-      record[f.name] = f.default === 'now' ? tx.now : f.default === 'today' ? tx.today : f.default;
-    }
-  }
-  if (def.scopeColumn !== 'id' && record[def.scopeColumn] === undefined) record[def.scopeColumn] = tx.ctx.principal.companyId;
-  return record;
-}
-
-type Find = (def: ResourceDef, id: number) => Promise<Row | null>;
-
-/** tx.find, remembering answers for one batch (many new records name the same few). */
-function memoFind(tx: WriteTx): Find {
-  const seen = new Map<string, Promise<Row | null>>();
-  return (def, id) => {
-    const key = `${def.name}:${id}`;
-    let found = seen.get(key);
-    if (!found) seen.set(key, (found = tx.find(def, id)));
-    return found;
-  };
-}
-
-/**
- * Every id a record refers to must be a record the caller can see, and (for
- * 'same-company' references) of the record's own company (spec §3).
- */
-export async function checkReferences(tx: WriteTx, def: ResourceDef, record: Row, fields: readonly FieldDef[], find: Find = tx.find): Promise<void> {
-  for (const f of fields) {
-    const value = record[f.name];
-    if (!f.references || value === null || value === undefined) continue;
-    const target = tx.ctx.catalog.lookup(f.references.resource);
-    const found = await find(target, Number(value));
-    if (!found) throw invalidValue(f.name);
-    if (f.references.rule === 'same-company' && found[target.scopeColumn] !== record[def.scopeColumn]) throw invalidValue(f.name);
-  }
-}
-
-export const alreadyInUse = (def: ResourceDef, columns: readonly string[], record: Row) => {
-  const last = columns[columns.length - 1]!;
-  return dataError(`${def.name} ${last} ${JSON.stringify(record[last])} is already in use`);
-};
-
-/** Unique values (spec §6): against the stored records and the records of the same batch before this one. */
-export async function checkUnique(tx: WriteTx, def: ResourceDef, record: Row, selfId: number | null, changed: readonly string[],
-  batch: readonly Row[] = []): Promise<void> {
-  for (const columns of def.unique ?? []) {
-    if (!columns.some((c) => changed.includes(c)) || columns.some((c) => record[c] === null || record[c] === undefined)) continue;
-    if (batch.some((r) => columns.every((c) => r[c] === record[c]))) throw alreadyInUse(def, columns, record);
-    const values = Object.fromEntries(columns.map((c, i) => [`u${i}`, record[c]]));
-    const same = columns.map((c, i) => sql`${sql.ref(c)} = ${new Param(`u${i}`)}`);
-    const { rows } = await tx.run(`unique|${def.name}|${columns.join(',')}`,
-      () => sql`SELECT id FROM ${sql.table(def.table)} WHERE ${sql.join(same, sql` AND `)} AND id <> ${ID} LIMIT 1`,
-      { ...values, id: selfId ?? 0 });
-    if (rows.length > 0) throw alreadyInUse(def, columns, record);
-  }
 }
 
 /** What every change to a record sets besides its values: `modified` to `now`, `version` to one more (spec §14.2). */
