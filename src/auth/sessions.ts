@@ -54,6 +54,6 @@ export async function resumeSession(database: Database, principal: Principal, to
 
 export { deleteSession as endSession, deleteUserSessions as endUserSessions } from '../db/sessions.ts';
 
-export async function sweepExpiredSessions(db: Db, now: Date): Promise<number> {
-  return deleteExpiredSessions(db, formatDatetime(now));
+export async function sweepExpiredSessions(database: Database, now: Date): Promise<number> {
+  return deleteExpiredSessions(database, formatDatetime(now));
 }

@@ -1,7 +1,7 @@
 // The login throttle's policy (spec §2.2): after a failed login for a username,
 // further attempts wait 1 s, 2 s, 4 s … at most 15 min; a certificate may fail
 // LOGIN_FAILURES_PER_HOUR times an hour. The state lives in db/throttle.ts.
-import type { Database, Db } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { claimLoginAttempt, pruneLoginThrottle } from '../db/throttle.ts';
 import { rateLimited } from '../errors.ts';
 
@@ -21,4 +21,4 @@ export async function claimAttempt(database: Database, username: string, clientI
 }
 
 /** Drops what the throttle remembers of usernames that have not failed for a window (the background job). */
-export const sweepLoginThrottle = (db: Db, now: Date) => pruneLoginThrottle(db, now, HOUR_MS);
+export const sweepLoginThrottle = (database: Database, now: Date) => pruneLoginThrottle(database, now, HOUR_MS);

@@ -10,7 +10,7 @@ export const remindersRun: Command = {
     + 'that came due in each company\'s window and time zone, and delivers the active ones as messages.',
   async run(args) {
     const errors: string[] = [];
-    const run = await withDatabase((d) => runReminders(d, systemClock, (id, e) => errors.push(`company ${id}: ${(e as Error).message}`)));
+    const run = await withDatabase((d) => runReminders(d, systemClock, { onError: (id, e) => errors.push(`company ${id}: ${(e as Error).message}`) }));
     output(args, `created ${run.created} reminders, delivered ${run.delivered} as ${run.messages} messages`, run);
     if (errors.length > 0) {
       process.stderr.write(`the run failed for ${errors.join('; ')}\n`);

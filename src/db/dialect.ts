@@ -76,6 +76,8 @@ export interface SqlDialect {
    * through a join for every row it tests, so there it is read once into an array.
    */
   inSubquery(expr: Sql, subquery: Sql): Sql;
+  /** A row's physical key, which any table has (a sliced delete picks its rows by it). */
+  readonly rowKey: Sql;
   /** a and b differ, NULL counting as a value (JSON compares as text). */
   differs(a: Sql, b: Sql, type: FieldType): Sql;
   /** `YYYY-MM-DD` of integer year, month and day expressions. */

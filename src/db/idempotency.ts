@@ -1,6 +1,7 @@
 // The stored side of Idempotency-Key (spec §14.1): claims, replies and their expiry.
 import { sql } from 'kysely';
 import type { Database, Db } from './database.ts';
+import { deleteInSlices } from './sweep.ts';
 
 /** Whose key: a certificate, and the session's user (0 in basic mode). */
 export interface KeyOwner { readonly clientId: number; readonly userId: number; readonly key: string }
@@ -66,7 +67,6 @@ export async function releaseKey(database: Database, k: KeyOwner, owner: string)
 }
 
 /** Forgets the keys past their 24 hours; returns how many. */
-export async function pruneKeys(database: Database, now: string): Promise<number> {
-  const r = await sql`DELETE FROM idempotency_keys WHERE expires <= ${now}`.execute(database.db);
-  return Number(r.numAffectedRows ?? 0);
+export function pruneKeys(database: Database, now: string): Promise<number> {
+  return deleteInSlices(database, 'idempotency_keys', sql`expires <= ${now}`);
 }

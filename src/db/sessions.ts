@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { type Database, type Db, execute } from './database.ts';
 import { Param } from './statements.ts';
+import { deleteInSlices } from './sweep.ts';
 
 export interface SessionRow {
   readonly id: number;
@@ -54,7 +55,6 @@ export async function deleteClientSessions(db: Db, clientId: number): Promise<vo
   await db.deleteFrom('sessions').where('client_id', '=', clientId).execute();
 }
 
-export async function deleteExpiredSessions(db: Db, at: string): Promise<number> {
-  const r = await db.deleteFrom('sessions').where('expires', '<=', at).executeTakeFirst();
-  return Number(r.numDeletedRows);
+export function deleteExpiredSessions(database: Database, at: string): Promise<number> {
+  return deleteInSlices(database, 'sessions', sql`expires <= ${at}`);
 }

@@ -39,10 +39,12 @@ export const sqliteHooks: SqlDialect = {
   inIds: (expr, ids) => sql`${expr} IN (SELECT value FROM json_each(${ids}))`,
   inTexts: (expr, texts) => sqliteHooks.inIds(expr, texts),
   idList: (ids) => JSON.stringify(ids),
+  // `WHERE true`: an INSERT … SELECT with ON CONFLICT needs a WHERE, or SQLite's parser reads ON as a join's.
   selectRows: (rows, types) => sql`SELECT ${sql.join(types.map((_t, i) => sql`json_extract(r.value, ${sql.lit(`$[${i}]`)})`))}
-    FROM json_each(${rows}) AS r ORDER BY r.key`,
+    FROM json_each(${rows}) AS r WHERE true ORDER BY r.key`,
   rowList: (rows) => JSON.stringify(rows),
   inSubquery: (expr, subquery) => sql`${expr} IN (${subquery})`,
+  rowKey: sql`rowid`,
   differs: (a, b) => sql`(${a} IS NOT ${b})`,
   dateText: (y, m, d) => sql`printf('%04d-%02d-%02d', ${y}, ${m}, ${d})`,
   cast: (value) => sql`${value}`,

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database, Db } from './database.ts';
+import { deleteInSlices } from './sweep.ts';
 
 export interface ThrottleRule {
   /** Delay after the given number of consecutive failures. */
@@ -56,7 +57,6 @@ export async function releaseLoginAttempt(db: Db, username: string, clientId: nu
 }
 
 /** Forgets usernames whose last failure is older than the window: their next failure starts the doubling afresh. */
-export async function pruneLoginThrottle(db: Db, now: Date, windowMs: number): Promise<number> {
-  const r = await db.deleteFrom('login_throttle').where('retry_at', '<', new Date(now.getTime() - windowMs).toISOString()).executeTakeFirst();
-  return Number(r.numDeletedRows);
+export function pruneLoginThrottle(database: Database, now: Date, windowMs: number): Promise<number> {
+  return deleteInSlices(database, 'login_throttle', sql`retry_at < ${new Date(now.getTime() - windowMs).toISOString()}`);
 }

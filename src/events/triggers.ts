@@ -190,7 +190,7 @@ export async function installEventTriggers(db: Kysely<unknown>, hooks: SqlDialec
 export async function emitEvents(db: Db, s: Shape, def: ResourceDef, kind: Kind, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await s.hooks.lockFor(EVENTS_LOCK).execute(db);
-  const list = sql.join(ids.map((id) => sql.lit(id)));
-  await insertEvents(s, def, kind, sql`FROM ${sql.table(def.table)} AS t WHERE t.id IN (${list}) ORDER BY t.id`,
+  // The ids as one parameter: one statement text (prepared once) for any number of them.
+  await insertEvents(s, def, kind, sql`FROM ${sql.table(def.table)} AS t WHERE ${s.hooks.inIds(sql.ref('t.id'), s.hooks.idList(ids))} ORDER BY t.id`,
     s.hooks === postgresHooks ? POSTGRES_IDS : SQLITE_IDS).execute(db);
 }

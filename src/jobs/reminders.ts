@@ -1,18 +1,27 @@
 // The reminder run (spec §8.2): one reminder per due asset and due date, and
 // delivery of reminders that became active as messages to the company's users
-// who take reminders. Idempotent, and safe when several instances run it at
-// once: creation relies on a unique index, delivery claims each reminder with a
-// conditional update before sending it.
+// who take reminders; and the `assets.due`/`assets.overdue` notices (spec §9).
+//
+// Each step walks a company's records in id order in slices (jobs/slices.ts), each
+// slice its own short transaction, so a first run over 100,000 due assets never
+// holds the database for long. Idempotent, resumable and safe when several
+// instances run it at once: a run that stops (or dies) between slices leaves every
+// slice it did complete, and the next run takes up what is left — creation relies
+// on a unique index (one run-made reminder per asset and due date), notices on
+// another (once per asset, due date and kind), and delivery claims each reminder
+// with a conditional update before it writes its messages.
 import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
+import type { SqlDialect } from '../db/dialect.ts';
 import { insertAudit, type AuditEntry } from '../engine/audit.ts';
 import { type Ctx, shapeOf } from '../engine/context.ts';
 import { emitEvents } from '../events/triggers.ts';
 import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
-import { chunks } from '../model/chunks.ts';
+import type { FieldType } from '../model/types.ts';
 import { observeReminderRun } from '../metrics.ts';
 import { operatorContext } from '../resources/registry.ts';
+import { DEFAULT_SLICES, type SliceLimits, Slices } from '../model/slices.ts';
 
 export interface ReminderRun {
   readonly created: number;
@@ -20,6 +29,13 @@ export interface ReminderRun {
   readonly messages: number;
   /** Companies whose part of the run failed (the others still ran). */
   readonly failed: readonly number[];
+}
+
+export interface ReminderOptions {
+  readonly onError?: (companyId: number, error: unknown) => void;
+  /** Asked between slices: a run told to stop ends there (a shutdown); the next run goes on. */
+  readonly stopping?: () => boolean;
+  readonly slices?: SliceLimits;
 }
 
 const DEFAULT_WINDOW = 30;
@@ -53,138 +69,179 @@ export function todayIn(timeZone: string, now: Date): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }
 
-/**
- * One run over every company. `stopping` is asked between companies: a run that
- * is told to stop ends there, every company it did is complete (a shutdown).
- */
-export async function runReminders(database: Database, clock: Clock, onError: (companyId: number, error: unknown) => void = () => {},
-  stopping: () => boolean = () => false): Promise<ReminderRun> {
+/** One run over every company. */
+export async function runReminders(database: Database, clock: Clock, o: ReminderOptions = {}): Promise<ReminderRun> {
   const started = Date.now();
+  const stopping = o.stopping ?? (() => false);
   const companies = await database.db.selectFrom('companies').select(['id', 'data']).orderBy('id').execute();
-  let created = 0;
-  let delivered = 0;
-  let messages = 0;
+  const totals = { created: 0, delivered: 0, messages: 0 };
   const failed: number[] = [];
   for (const c of companies) {
     if (stopping()) break;
     const settings = settingsOf(Number(c.id), c.data);
-    const ctx = operatorContext(database, settings.id, clock);
+    const run = new CompanyRun(operatorContext(database, settings.id, clock), settings, new Slices(o.slices ?? DEFAULT_SLICES), stopping);
     try {
-      await noticeDue(ctx, settings);
-      created += await createReminders(ctx, settings);
-      const sent = await deliverReminders(ctx, settings);
-      delivered += sent.reminders;
-      messages += sent.messages;
+      await run.noticeDue();
+      totals.created += await run.createReminders();
+      const sent = await run.deliverReminders();
+      totals.delivered += sent.reminders;
+      totals.messages += sent.messages;
     } catch (error) {
       failed.push(settings.id);
-      onError(settings.id, error);
+      o.onError?.(settings.id, error);
     }
   }
-  const run = { created, delivered, messages, failed };
-  observeReminderRun(run, started);
-  return run;
+  const result = { ...totals, failed };
+  observeReminderRun(result, started);
+  return result;
 }
 
 interface DueAsset { id: number; asset_no: string; description: string; next_check: string }
+interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string }
 
-/** Work is committed in chunks, so that a large first run never holds the database for long. */
-const CHUNK = 200;
+const MESSAGE_TYPES: readonly FieldType[] = ['int', 'int', 'int', 'int', 'date', 'date', 'string', 'json', 'datetime'];
+const REMINDER_TYPES: readonly FieldType[] = ['int', 'int', 'int', 'date', 'date', 'string', 'int', 'int', 'json'];
 
-async function createReminders(ctx: Ctx, s: CompanySettings): Promise<number> {
-  const now = ctx.clock.now();
-  const today = todayIn(s.timeZone, now);
-  const { rows: due } = await sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
-    WHERE a.company_id = ${s.id} AND a.next_check IS NOT NULL AND a.next_check <= ${addDays(today, s.window)}
-    AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)})
-    AND NOT EXISTS (SELECT 1 FROM assetreminders r WHERE r.asset_id = a.id AND r.due_date = a.next_check AND r.user_id IS NULL)
-    ORDER BY a.id`.execute(ctx.database.db);
-  let created = 0;
-  for (const part of chunks(due, CHUNK)) {
-    const reminders = part.map((a) => ({
-      asset: a, remind: addDays(a.next_check, -s.window),
-      message: `${a.next_check < today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no}${a.description ? ` (${a.description})` : ''} on ${a.next_check}`,
-    }));
-    created += await ctx.database.transaction(async (db) => {
+/** One company's part of a run, a slice at a time. */
+class CompanyRun {
+  private readonly hooks: SqlDialect;
+  private readonly today: string;
+  /** Assets with a next check on or before this date are due. */
+  private readonly horizon: string;
+  private readonly now: Date;
+
+  constructor(private readonly ctx: Ctx, private readonly s: CompanySettings, private readonly slices: Slices,
+    private readonly stopping: () => boolean) {
+    this.hooks = ctx.database.hooks;
+    this.now = ctx.clock.now();
+    this.today = todayIn(s.timeZone, this.now);
+    this.horizon = addDays(this.today, s.window);
+  }
+
+  /** Runs `slice` (with its size and the last id done) until it reports no more, or the run is told to stop. */
+  private async walk(slice: (db: Db, size: number, after: number) => Promise<number | null>): Promise<void> {
+    let after = 0;
+    while (!this.stopping()) {
+      const last = await this.slices.run((size) => this.ctx.database.transaction((db) => slice(db, size, after)));
+      if (last === null) return;
+      after = last;
+    }
+  }
+
+  /** The company's assets that are due, after the id `after`, in id order. */
+  private dueAssets(size: number, after: number, lacking = sql``) {
+    return sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
+      WHERE a.company_id = ${this.s.id} AND a.id > ${after} AND a.next_check IS NOT NULL AND a.next_check <= ${this.horizon}
+      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ${lacking} ORDER BY a.id LIMIT ${size}`;
+  }
+
+  /** `assets.due` and `assets.overdue` (spec §9): once per asset, due date and kind, kept in due_notices. */
+  async noticeDue(): Promise<void> {
+    const shape = shapeOf(this.ctx);
+    const assets = this.ctx.catalog.lookup('assets');
+    await this.walk(async (db, size, after) => {
+      const { rows: due } = await this.dueAssets(size, after).execute(db);
+      if (due.length === 0) return null;
+      const kinds = due.map((a) => ({ asset_id: Number(a.id), due_date: a.next_check, kind: a.next_check < this.today ? 'overdue' : 'due' }));
+      const { rows } = await sql<{ asset_id: number; kind: string }>`INSERT INTO due_notices (asset_id, due_date, kind)
+        ${this.rows(kinds.map((k) => [k.asset_id, k.due_date, k.kind]), ['int', 'date', 'string'])}
+        ON CONFLICT DO NOTHING RETURNING asset_id, kind`.execute(db);
+      for (const kind of ['due', 'overdue']) {
+        const ids = rows.filter((r) => r.kind === kind).map((r) => Number(r.asset_id)).sort((a, b) => a - b);
+        await emitEvents(db, shape, assets, { op: kind, event: `assets.${kind}` }, ids);
+      }
+      return Number(due[due.length - 1]!.id);
+    });
+  }
+
+  /** One reminder per due asset and due date that has none yet. */
+  async createReminders(): Promise<number> {
+    let created = 0;
+    const lacking = sql`AND NOT EXISTS (SELECT 1 FROM assetreminders r WHERE r.asset_id = a.id AND r.due_date = a.next_check AND r.user_id IS NULL)`;
+    const { id: companyId, window } = this.s;
+    await this.walk(async (db, size, after) => {
+      const { rows: due } = await this.dueAssets(size, after, lacking).execute(db);
+      if (due.length === 0) return null;
+      const reminders = due.map((a) => ({
+        asset: a, remind: addDays(a.next_check, -window),
+        message: `${a.next_check < this.today ? 'Overdue' : 'Due'}: check of asset ${a.asset_no}${a.description ? ` (${a.description})` : ''} on ${a.next_check}`,
+      }));
       // A concurrent run may have made some of these already: the unique index keeps one.
       const { rows } = await sql<{ id: number; asset_id: number }>`INSERT INTO assetreminders
         (company_id, asset_id, user_id, due_date, remind_date, message, sent, acknowledged, data)
-        VALUES ${sql.join(reminders.map((r) => sql`(${s.id}, ${r.asset.id}, NULL, ${r.asset.next_check}, ${r.remind}, ${r.message}, 0, 0, NULL)`))}
+        ${this.rows(reminders.map((r) => [companyId, Number(r.asset.id), null, r.asset.next_check, r.remind, r.message, 0, 0, null]), REMINDER_TYPES)}
         ON CONFLICT DO NOTHING RETURNING id, asset_id`.execute(db);
-      const byAsset = new Map(reminders.map((r) => [r.asset.id, r]));
+      const byAsset = new Map(reminders.map((r) => [Number(r.asset.id), r]));
       const entries: AuditEntry[] = rows.map(({ id, asset_id: assetId }) => {
         const r = byAsset.get(Number(assetId))!;
-        return { endpoint: 'assetreminders', action: 'create', recordId: Number(id), companyId: s.id, assetId: Number(assetId),
+        return { endpoint: 'assetreminders', action: 'create', recordId: Number(id), companyId, assetId: Number(assetId),
           message: `Created assetreminders record ${id} (reminder run)`,
           newdata: JSON.stringify({ asset_id: Number(assetId), due_date: r.asset.next_check, remind_date: r.remind, message: r.message }) };
       });
-      await insertAudit(ctx, db, formatDatetime(now), entries);
-      return entries.length;
+      await insertAudit(this.ctx, db, formatDatetime(this.now), entries);
+      created += entries.length;
+      return Number(due[due.length - 1]!.id);
     });
+    return created;
   }
-  return created;
-}
 
-/** `assets.due` and `assets.overdue` (spec §9): once per asset, due date and kind, kept in due_notices. */
-async function noticeDue(ctx: Ctx, s: CompanySettings): Promise<void> {
-  const today = todayIn(s.timeZone, ctx.clock.now());
-  await ctx.database.transaction(async (db) => {
-    const { rows } = await sql<{ asset_id: number; kind: string }>`INSERT INTO due_notices (asset_id, due_date, kind)
-      SELECT a.id, a.next_check, CASE WHEN a.next_check < ${today} THEN 'overdue' ELSE 'due' END FROM assets a
-      WHERE a.company_id = ${s.id} AND a.next_check IS NOT NULL AND a.next_check <= ${addDays(today, s.window)}
-      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY a.id
-      ON CONFLICT DO NOTHING RETURNING asset_id, kind`.execute(db);
-    const shape = shapeOf(ctx);
-    const assets = ctx.catalog.lookup('assets');
-    for (const kind of ['due', 'overdue']) {
-      const ids = rows.filter((r) => r.kind === kind).map((r) => Number(r.asset_id)).sort((a, b) => a - b);
-      for (const part of chunks(ids, 1000)) await emitEvents(db, shape, assets, { op: kind, event: `assets.${kind}` }, part);
-    }
-  });
-}
-
-interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string }
-
-async function deliverReminders(ctx: Ctx, s: CompanySettings): Promise<{ reminders: number; messages: number }> {
-  const now = ctx.clock.now();
-  const at = formatDatetime(now);
-  // A reminder made by hand for an asset that is never reminded stays unsent too.
-  const { rows: active } = await sql<ActiveReminder>`SELECT r.id, r.asset_id, r.user_id, r.message, r.due_date FROM assetreminders r
-    JOIN assets a ON a.id = r.asset_id
-    WHERE r.company_id = ${s.id} AND r.sent = 0 AND r.remind_date <= ${todayIn(s.timeZone, now)}
-    AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.id`.execute(ctx.database.db);
-  let reminders = 0;
-  let messages = 0;
-  for (const part of chunks(active, CHUNK)) {
-    await ctx.database.transaction(async (db) => {
-      // Claiming first means a reminder another instance is delivering is skipped here.
+  /**
+   * Reminders that became active, as messages to their user, or (none named) to
+   * every user of the company who takes reminders. Claiming first means a reminder
+   * another instance is delivering is skipped here.
+   */
+  async deliverReminders(): Promise<{ reminders: number; messages: number }> {
+    let reminders = 0;
+    let messages = 0;
+    const at = formatDatetime(this.now);
+    const companyId = this.s.id;
+    await this.walk(async (db, size, after) => {
+      // A reminder made by hand for an asset that is never reminded stays unsent too.
+      const { rows: active } = await sql<ActiveReminder>`SELECT r.id, r.asset_id, r.user_id, r.message, r.due_date FROM assetreminders r
+        JOIN assets a ON a.id = r.asset_id
+        WHERE r.company_id = ${companyId} AND r.id > ${after} AND r.sent = 0 AND r.remind_date <= ${this.today}
+        AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.id LIMIT ${size}`.execute(db);
+      if (active.length === 0) return null;
       const { rows: claimed } = await sql<{ id: number }>`UPDATE assetreminders SET sent = 1
-        WHERE id IN (${sql.join(part.map((r) => r.id))}) AND sent = 0 RETURNING id`.execute(db);
+        WHERE ${this.hooks.inIds(sql.ref('id'), this.hooks.idList(active.map((r) => Number(r.id))))} AND sent = 0 RETURNING id`.execute(db);
       const mine = new Set(claimed.map((c) => Number(c.id)));
+      const takers = (await db.selectFrom('users').select('id').where('company_id', '=', companyId).where('reminders', '=', 1)
+        .orderBy('id').execute()).map((u) => Number(u.id));
+      const sending = active.filter((r) => mine.has(Number(r.id))).map((r) => {
+        const data = JSON.stringify({ reminder_id: Number(r.id), asset_id: Number(r.asset_id), due_date: r.due_date });
+        return { r, data, to: r.user_id === null ? takers : takers.filter((u) => u === Number(r.user_id)) };
+      });
+      const rows = sending.flatMap(({ r, data, to }) => to.map((userId) => [null, userId, companyId, 0, null, null, r.message, data, at]));
+      const ids = await this.insertMessages(db, rows);
       const entries: AuditEntry[] = [];
-      for (const r of part.filter((x) => mine.has(Number(x.id)))) {
-        entries.push({ endpoint: 'assetreminders', action: 'update', recordId: r.id, companyId: s.id, assetId: r.asset_id,
+      let next = 0;
+      for (const { r, data, to } of sending) {
+        entries.push({ endpoint: 'assetreminders', action: 'update', recordId: Number(r.id), companyId, assetId: Number(r.asset_id),
           message: `Updated assetreminders record ${r.id} (reminder run)`, olddata: '{"sent":0}', newdata: '{"sent":1}' });
-        for (const userId of await recipientsOf(db, s.id, r.user_id)) {
-          const data = JSON.stringify({ reminder_id: r.id, asset_id: r.asset_id, due_date: r.due_date });
-          const { rows } = await sql<{ id: number }>`INSERT INTO messages (sender_user_id, target_user_id, company_id, message_read,
-            date_range_start, date_range_end, messagetext, data, modified)
-            VALUES (NULL, ${userId}, ${s.id}, 0, NULL, NULL, ${r.message}, ${data}, ${at}) RETURNING id`.execute(db);
-          const id = Number(rows[0]!.id);
-          entries.push({ endpoint: 'messages', action: 'create', recordId: id, companyId: s.id, message: `Created messages record ${id} (reminder run)`,
-            newdata: JSON.stringify({ target_user_id: userId, messagetext: r.message, data: JSON.parse(data) }) });
-          messages++;
+        for (const userId of to) {
+          const id = ids[next++]!;
+          entries.push({ endpoint: 'messages', action: 'create', recordId: id, companyId, message: `Created messages record ${id} (reminder run)`,
+            newdata: JSON.stringify({ target_user_id: userId, messagetext: r.message, data: JSON.parse(data) as unknown }) });
         }
-        reminders++;
       }
-      await insertAudit(ctx, db, at, entries);
+      await insertAudit(this.ctx, db, at, entries);
+      reminders += sending.length;
+      messages += rows.length;
+      return Number(active[active.length - 1]!.id);
     });
+    return { reminders, messages };
   }
-  return { reminders, messages };
-}
 
-/** A reminder for a user goes to that user; one for nobody in particular to every user of the company who takes reminders. */
-async function recipientsOf(db: Db, companyId: number, userId: number | null): Promise<number[]> {
-  let q = db.selectFrom('users').select('id').where('company_id', '=', companyId).where('reminders', '=', 1);
-  if (userId !== null) q = q.where('id', '=', userId);
-  return (await q.orderBy('id').execute()).map((u) => Number(u.id));
+  /** Inserts the messages in their order; their ids in the same order. */
+  private async insertMessages(db: Db, rows: readonly (readonly unknown[])[]): Promise<number[]> {
+    if (rows.length === 0) return [];
+    const { rows: out } = await sql<{ id: number }>`INSERT INTO messages (sender_user_id, target_user_id, company_id, message_read,
+      date_range_start, date_range_end, messagetext, data, modified) ${this.rows(rows, MESSAGE_TYPES)} RETURNING id`.execute(db);
+    return out.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+
+  /** Rows for a multi-row INSERT, as one parameter (one statement text whatever their number). */
+  private rows(rows: readonly (readonly unknown[])[], types: readonly FieldType[]) {
+    return this.hooks.selectRows(this.hooks.rowList(rows), types);
+  }
 }

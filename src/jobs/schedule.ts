@@ -11,7 +11,7 @@ import { pruneKeys } from '../db/idempotency.ts';
 import { runReminders } from './reminders.ts';
 
 export interface Jobs {
-  /** No new run starts; resolves once a run under way has reached a safe point (between companies). */
+  /** No new run starts; resolves once a run under way has reached a safe point (between two of its slices). */
   stop(): Promise<void>;
 }
 
@@ -32,10 +32,10 @@ export function startJobs(database: Database, clock: Clock, settings: JobSetting
   const run = async () => {
     try {
       const onError = (companyId: number, err: unknown) => log.error({ err, companyId }, 'reminder run failed for a company');
-      const run = await runReminders(database, clock, onError, () => stopped);
+      const run = await runReminders(database, clock, { onError, stopping: () => stopped });
       if (stopped) return;
-      const swept = await sweepExpiredSessions(database.db, clock.now());
-      const forgotten = await sweepLoginThrottle(database.db, clock.now());
+      const swept = await sweepExpiredSessions(database, clock.now());
+      const forgotten = await sweepLoginThrottle(database, clock.now());
       const pruned = await pruneChanges(database, settings.changesRetentionDays, clock.now());
       const keys = await pruneKeys(database, formatDatetime(clock.now()));
       log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten, prunedChanges: pruned.deleted, expiredIdempotencyKeys: keys },

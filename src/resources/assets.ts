@@ -47,10 +47,23 @@ function clampedDay(y: Sql, m: Sql, day: Sql): Sql {
   return sql`(CASE WHEN ${day} <= ${last} THEN ${day} ELSE ${last} END)`;
 }
 
+/** The approving system of each company a write's new assets go to, read once per company and transaction. */
+const managers = new WeakMap<WriteTx, Map<number, Promise<number | null>>>();
+
+function managerIn(tx: WriteTx, companyId: number): Promise<number | null> {
+  let known = managers.get(tx);
+  if (!known) managers.set(tx, (known = new Map()));
+  let manager = known.get(companyId);
+  if (!manager) {
+    manager = tx.db.selectFrom('companies').select('data').where('id', '=', companyId).executeTakeFirst().then((c) => managerOf(c?.data));
+    known.set(companyId, manager);
+  }
+  return manager;
+}
+
 /** A company with an approving system takes new assets only through the queue, except from that system (spec §8.1). */
 async function refuseUnapproved(tx: WriteTx, record: Row): Promise<void> {
-  const company = await tx.db.selectFrom('companies').select('data').where('id', '=', Number(record.company_id)).executeTakeFirst();
-  const manager = managerOf(company?.data);
+  const manager = await managerIn(tx, Number(record.company_id));
   const p = tx.ctx.principal;
   if (manager !== null && (p.session !== null || p.clientId !== manager)) {
     throw dataError(`company ${record.company_id} adds assets through assetqueue`);

@@ -53,7 +53,7 @@ for (const kind of DB_KINDS) {
         await assert.rejects(claimAttempt(other, 'two-last', info.id, t, BUDGET), /Please wait 3600 seconds/);
         await assert.rejects(claimAttempt(svc.database, 'two-last', info.id, t, BUDGET), /Please wait 3600 seconds/);
         const before = await rows(svc);
-        assert.equal(await sweepLoginThrottle(svc.database.db, new Date(t.getTime() + 2 * 3_600_000)), before);
+        assert.equal(await sweepLoginThrottle(svc.database, new Date(t.getTime() + 2 * 3_600_000)), before);
         assert.equal(await rows(svc), 0);
       } finally {
         await other.close();
