@@ -63,8 +63,9 @@ export async function startServer(config: Config, database?: Database): Promise<
   const plain = app.http;
   if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, LISTEN_BACKLOG, () => r()));
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
-  const jobs = startJobs(db, systemClock, config, app.fastify.log);
-  const dispatcher = new Dispatcher(db, { ...config.webhooks, log: app.fastify.log });
+  // Background work takes at most a share of the pool's connections (Database.forBackground).
+  const jobs = startJobs(db.forBackground(), systemClock, config, app.fastify.log);
+  const dispatcher = new Dispatcher(db.forBackground(), { ...config.webhooks, log: app.fastify.log });
   dispatcher.start();
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {

@@ -27,6 +27,12 @@ export interface Database {
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   /** Open connections and callers waiting for one (the metrics read it). */
   pool(): PoolStats;
+  /**
+   * The same store for background work (jobs, webhook delivery): on PostgreSQL it
+   * holds at most a share of the pool's connections, so requests always find one;
+   * SQLite's one writer is taken a slice at a time anyway. Closing it closes nothing.
+   */
+  forBackground(): Database;
   close(): Promise<void>;
 }
 
@@ -56,24 +62,29 @@ export function openDatabase(o: DatabaseOptions): Database {
   if (o.url && /^postgres(ql)?:\/\//.test(o.url)) {
     const postgres = openPostgres(o.url, o.poolSize);
     const db = new Kysely<Tables>({ dialect: postgres.dialect });
+    const backgroundDb = new Kysely<Tables>({ dialect: postgres.background });
     const changes = listenPostgres(o.url);
-    return {
-      db,
+    const statements = cache(db);
+    const on = (kysely: Db, read: typeof postgres.read, close: () => Promise<void>): Database => ({
+      db: kysely,
       hooks: postgresHooks,
-      statements: cache(db),
+      statements,
       shared: true,
       changes,
       dataVersion: null,
-      read: (s, values) => postgres.read(s.text, bind(s, values)) as Promise<never[]>,
-      transaction: (fn) => db.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
+      read: (s, values) => read(s.text, bind(s, values)) as Promise<never[]>,
+      transaction: (fn) => kysely.transaction().execute((trx: Transaction<Tables>) => fn(trx)),
       pool: postgres.stats,
-      close: async () => { await changes.close(); await db.destroy(); },
-    };
+      forBackground: () => background,
+      close,
+    });
+    const background = on(backgroundDb, postgres.readBackground, async () => {});
+    return on(db, postgres.read, async () => { await changes.close(); await backgroundDb.destroy(); await db.destroy(); });
   }
   const file = sqliteFile(o);
   const sqlite = openSqlite(file);
   const db = new Kysely<Tables>({ dialect: sqlite.dialect });
-  return {
+  const database: Database = {
     db,
     hooks: sqliteHooks,
     statements: cache(db),
@@ -83,8 +94,10 @@ export function openDatabase(o: DatabaseOptions): Database {
     read: async (s, values) => sqlite.read(s, bind(s, values)) as never[],
     transaction: (fn) => immediateTransaction(db, fn),
     pool: sqlite.stats,
+    forBackground: () => database,
     close: () => db.destroy(),
   };
+  return database;
 }
 
 /** Throws unless the database answers (readiness). */

@@ -131,8 +131,16 @@ function namedStatements(pool: pg.Pool): PostgresPool {
 
 export interface PostgresConnections {
   readonly dialect: PostgresDialect;
+  /**
+   * The same pool for background work (jobs, webhook delivery), which holds at
+   * most `backgroundShare` of its connections at once, so that requests always
+   * find one however much background work there is.
+   */
+  readonly background: PostgresDialect;
+  readonly backgroundShare: number;
   /** Reads outside transactions straight from the pool (a named statement, no query builder). */
   read(text: string, params: readonly unknown[]): Promise<unknown[]>;
+  readBackground(text: string, params: readonly unknown[]): Promise<unknown[]>;
   /** The pool's connections and waiters, for the metrics. */
   stats(): PoolStats;
 }
@@ -148,16 +156,60 @@ export function openPostgres(connectionString: string, max = 10): PostgresConnec
   // would crash the process. The next query simply opens a new connection.
   pool.on('error', () => {});
   const named = namedStatements(pool);
+  // A quarter of the pool, at least one connection, and always one fewer than the pool.
+  const share = Math.max(1, Math.min(max - 1, Math.floor(max / 4)));
+  const backgroundPool = limited(named, share);
   return {
     dialect: new PostgresDialect({ pool: named }),
     stats: () => ({ engine: 'postgres', size: pool.totalCount, idle: pool.idleCount, max, waiting: pool.waitingCount }),
-    async read(text, params) {
-      const client = await named.connect();
+    background: new PostgresDialect({ pool: backgroundPool }),
+    backgroundShare: share,
+    read: (text, params) => readOn(named, text, params),
+    readBackground: (text, params) => readOn(backgroundPool, text, params),
+  };
+}
+
+async function readOn(pool: PostgresPool, text: string, params: readonly unknown[]): Promise<unknown[]> {
+  const client = await pool.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * A view of a pool that lends at most `max` connections at once (callers beyond
+ * wait, in order); ending it leaves the pool open (its owner ends it).
+ */
+function limited(pool: PostgresPool, max: number): PostgresPool {
+  let lent = 0;
+  const waiting: (() => void)[] = [];
+  const returned = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else lent--;
+  };
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      if (lent < max) lent++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      let client: PostgresPoolClient;
       try {
-        return (await client.query(text, params)).rows;
-      } finally {
-        client.release();
+        client = await pool.connect();
+      } catch (error) {
+        returned();
+        throw error;
       }
+      const release = client.release.bind(client);
+      let done = false;
+      return Object.assign(client, {
+        release: () => {
+          if (!done) { done = true; returned(); }
+          release();
+        },
+      });
     },
+    end: async () => {},
   };
 }

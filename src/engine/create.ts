@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { Param } from '../db/statements.ts';
 import { invalidValue, tooMany } from '../errors.ts';
 import { chunks } from '../model/chunks.ts';
+import { nextTurn, type Pacer } from '../model/slices.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldType, ResourceDef, Row } from '../model/types.ts';
 import { fieldsJson, recordEntry, storedFields } from './audit.ts';
@@ -42,7 +43,8 @@ export class NewRecords {
   private readonly found: FoundRecords;
   private readonly unique: UniqueValues[];
   private readonly records: Row[] = [];
-  constructor(private readonly tx: WriteTx, private readonly res: Resource) {
+  /** `pacer`: a long batch (a CSV import) gives the event loop turns as it builds its rows. */
+  constructor(private readonly tx: WriteTx, private readonly res: Resource, private readonly pacer: Pacer | null = null) {
     this.found = new FoundRecords(tx);
     this.unique = (res.def.unique ?? []).map((columns) => new UniqueValues(tx, res.def, columns));
   }
@@ -88,10 +90,11 @@ export class NewRecords {
     const ids: number[] = [];
     for (const run of sameColumns(records)) ids.push(...await insertRun(tx, def, run));
     const fields = storedFields(def);
-    records.forEach((record, i) => {
+    for (const [i, record] of records.entries()) {
+      if (this.pacer?.due()) await nextTurn();
       const created = { ...record, id: ids[i]! };
       tx.audit(recordEntry(def, 'create', created, '{}', fieldsJson(fields.filter((f) => f.name in created), created)));
-    });
+    }
     return ids;
   }
 }

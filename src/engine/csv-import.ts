@@ -12,30 +12,39 @@ import type { Ctx } from './context.ts';
 import { csvColumns } from './csv.ts';
 import type { Resource } from './resource.ts';
 import type { Reply } from './endpoint.ts';
+import { nextTurn, Pacer } from '../model/slices.ts';
 import { readBody } from './checks.ts';
 import { NewRecords } from './create.ts';
 import { inWriteTx } from './write.ts';
 
-/** RFC 4180 rows (CRLF or LF between them; a leading BOM dropped), or the number of the row left open by a quote. */
-export function readCsv(text: string): string[][] | { unterminated: number } {
-  const rows: string[][] = [];
+/** An RFC 4180 text's rows (CRLF or LF between them; a leading BOM dropped), one at a time. */
+export function* csvRows(text: string): Generator<string[], { unterminated: number } | null> {
   let row: string[] = [];
   let cell = '';
   let quoted = false;
+  let rows = 0;
   let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const end = () => { row.push(cell); rows.push(row); row = []; cell = ''; };
   for (; at < text.length; at++) {
     const c = text[at]!;
     if (quoted) {
       if (c !== '"') cell += c;
       else if (text[at + 1] === '"') { cell += '"'; at++; } else quoted = false;
     } else if (c === '"' && cell === '') quoted = true;
-    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n') end();
-    else if (c === '\r' && text[at + 1] === '\n') { end(); at++; } else cell += c;
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n' || (c === '\r' && text[at + 1] === '\n')) {
+      if (c === '\r') at++;
+      row.push(cell);
+      yield row;
+      rows++;
+      row = [];
+      cell = '';
+    } else cell += c;
   }
-  if (quoted) return { unterminated: rows.length };
-  if (cell !== '' || row.length > 0) end();
-  return rows;
+  if (quoted) return { unterminated: rows };
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    yield row;
+  }
+  return null;
 }
 
 /** What the export's formula guard added: a `'` before `=`, `+`, `-`, `@`, tab, CR or `'`. */
@@ -111,18 +120,29 @@ function fieldOf(e: ApiError, def: ResourceDef): string | null {
 export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean,
   answer?: (ids: number[]) => Reply, checked?: (rows: number, total: number) => void): Promise<{ ids: number[] } | { valid: number }> {
   const { def } = res;
-  const rows = readCsv(text);
-  if (!Array.isArray(rows)) throw invalidRows(1, [{ row: rows.unterminated, field: null, error: 'A quoted cell is never closed' }]);
-  const [header, ...data] = rows;
-  if (!header) throw invalidRows(1, [{ row: 0, field: null, error: 'No header row' }]);
+  const pacer = new Pacer();
+  const reading = csvRows(text);
+  const first = reading.next();
+  if (first.done) {
+    if (first.value) throw invalidRows(1, [{ row: first.value.unterminated, field: null, error: 'A quoted cell is never closed' }]);
+    throw invalidRows(1, [{ row: 0, field: null, error: 'No header row' }]);
+  }
+  const header = first.value;
   const readers = columnReaders(ctx, def, header, await declaredTypes(ctx, def));
   const errors: RowError[] = [];
   const bodies: { row: number; values: ReturnType<typeof readBody> }[] = [];
-  data.forEach((cells, i) => {
-    const row = i + 1;
+  let row = 0;
+  for (let r = reading.next(); ; r = reading.next()) {
+    if (pacer.due()) await nextTurn();
+    if (r.done) {
+      if (r.value) throw invalidRows(1, [{ row: r.value.unterminated, field: null, error: 'A quoted cell is never closed' }]);
+      break;
+    }
+    const cells = r.value;
+    row++;
     if (cells.length !== header.length) {
       errors.push({ row, field: null, error: `${cells.length} cells where the header has ${header.length}` });
-      return;
+      continue;
     }
     const body = new JsonObject();
     for (const read of readers) read(body, cells);
@@ -132,19 +152,20 @@ export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: b
       if (!(e instanceof ApiError)) throw e;
       errors.push({ row, field: fieldOf(e, def), error: e.message });
     }
-  });
+  }
   const outcome = await inWriteTx(ctx, async (tx) => {
     // (A transaction tried again starts from the rows' own refusals.)
     const refused = [...errors];
-    const batch = new NewRecords(tx, res);
+    const batch = new NewRecords(tx, res, pacer);
     await batch.prefetch(bodies.map((b) => b.values));
-    for (const [i, { row, values }] of bodies.entries()) {
+    for (const [i, { row: at, values }] of bodies.entries()) {
       checked?.(i + 1, bodies.length);
+      if (pacer.due()) await nextTurn();
       try {
         await batch.check(values);
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
-        refused.push({ row, field: fieldOf(e, def), error: e.message });
+        refused.push({ row: at, field: fieldOf(e, def), error: e.message });
       }
     }
     refused.sort((a, b) => a.row - b.row);

@@ -2,7 +2,7 @@
 // delivery of reminders that became active as messages to the company's users
 // who take reminders; and the `assets.due`/`assets.overdue` notices (spec §9).
 //
-// Each step walks a company's records in id order in slices (jobs/slices.ts), each
+// Each step walks a company's records in date order in slices (model/slices.ts), each
 // slice its own short transaction, so a first run over 100,000 due assets never
 // holds the database for long. Idempotent, resumable and safe when several
 // instances run it at once: a run that stops (or dies) between slices leaves every
@@ -97,7 +97,14 @@ export async function runReminders(database: Database, clock: Clock, o: Reminder
 }
 
 interface DueAsset { id: number; asset_no: string; description: string; next_check: string }
-interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string }
+interface ActiveReminder { id: number; asset_id: number; user_id: number | null; message: string; due_date: string; remind_date: string }
+
+/** Where a walk stands: the date and id of the last record it did. */
+interface Cursor { readonly date: string; readonly id: number }
+const endOf = (due: readonly DueAsset[]): Cursor => {
+  const last = due[due.length - 1]!;
+  return { date: last.next_check, id: Number(last.id) };
+};
 
 const MESSAGE_TYPES: readonly FieldType[] = ['int', 'int', 'int', 'int', 'date', 'date', 'string', 'json', 'datetime'];
 const REMINDER_TYPES: readonly FieldType[] = ['int', 'int', 'int', 'date', 'date', 'string', 'int', 'int', 'json'];
@@ -118,9 +125,14 @@ class CompanyRun {
     this.horizon = addDays(this.today, s.window);
   }
 
-  /** Runs `slice` (with its size and the last id done) until it reports no more, or the run is told to stop. */
-  private async walk(slice: (db: Db, size: number, after: number) => Promise<number | null>): Promise<void> {
-    let after = 0;
+  /**
+   * Runs `slice` until it reports no more, or the run is told to stop. A slice gets
+   * its size and where the last one ended: a walk goes in (date, id) order along an
+   * index that begins with the company and that date, so it reads only the records
+   * it may act on, and each slice goes on from where the last one ended.
+   */
+  private async walk(slice: (db: Db, size: number, after: Cursor) => Promise<Cursor | null>): Promise<void> {
+    let after: Cursor = { date: '', id: 0 };
     while (!this.stopping()) {
       const last = await this.slices.run((size) => this.ctx.database.transaction((db) => slice(db, size, after)));
       if (last === null) return;
@@ -128,11 +140,12 @@ class CompanyRun {
     }
   }
 
-  /** The company's assets that are due, after the id `after`, in id order. */
-  private dueAssets(size: number, after: number, lacking = sql``) {
+  /** The company's assets that are due, after `after`, in (next_check, id) order. */
+  private dueAssets(size: number, after: Cursor, lacking = sql``) {
     return sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
-      WHERE a.company_id = ${this.s.id} AND a.id > ${after} AND a.next_check IS NOT NULL AND a.next_check <= ${this.horizon}
-      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ${lacking} ORDER BY a.id LIMIT ${size}`;
+      WHERE a.company_id = ${this.s.id} AND a.next_check >= ${after.date} AND a.next_check <= ${this.horizon}
+      AND (a.next_check > ${after.date} OR a.id > ${after.id})
+      AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ${lacking} ORDER BY a.next_check, a.id LIMIT ${size}`;
   }
 
   /** `assets.due` and `assets.overdue` (spec §9): once per asset, due date and kind, kept in due_notices. */
@@ -150,7 +163,7 @@ class CompanyRun {
         const ids = rows.filter((r) => r.kind === kind).map((r) => Number(r.asset_id)).sort((a, b) => a - b);
         await emitEvents(db, shape, assets, { op: kind, event: `assets.${kind}` }, ids);
       }
-      return Number(due[due.length - 1]!.id);
+      return endOf(due);
     });
   }
 
@@ -180,7 +193,7 @@ class CompanyRun {
       });
       await insertAudit(this.ctx, db, formatDatetime(this.now), entries);
       created += entries.length;
-      return Number(due[due.length - 1]!.id);
+      return endOf(due);
     });
     return created;
   }
@@ -195,18 +208,21 @@ class CompanyRun {
     let messages = 0;
     const at = formatDatetime(this.now);
     const companyId = this.s.id;
-    await this.walk(async (db, size, after) => {
+    await this.walk(async (db, slice, after) => {
+      const takers = (await db.selectFrom('users').select('id').where('company_id', '=', companyId).where('reminders', '=', 1)
+        .orderBy('id').execute()).map((u) => Number(u.id));
+      // A slice writes about `slice` messages, whatever the number of users who take them.
+      const size = Math.max(1, Math.floor(slice / Math.max(1, takers.length)));
       // A reminder made by hand for an asset that is never reminded stays unsent too.
-      const { rows: active } = await sql<ActiveReminder>`SELECT r.id, r.asset_id, r.user_id, r.message, r.due_date FROM assetreminders r
+      const { rows: active } = await sql<ActiveReminder>`SELECT r.id, r.asset_id, r.user_id, r.message, r.due_date, r.remind_date FROM assetreminders r
         JOIN assets a ON a.id = r.asset_id
-        WHERE r.company_id = ${companyId} AND r.id > ${after} AND r.sent = 0 AND r.remind_date <= ${this.today}
-        AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.id LIMIT ${size}`.execute(db);
+        WHERE r.company_id = ${companyId} AND r.sent = 0 AND r.remind_date >= ${after.date} AND r.remind_date <= ${this.today}
+        AND (r.remind_date > ${after.date} OR r.id > ${after.id})
+        AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.remind_date, r.id LIMIT ${size}`.execute(db);
       if (active.length === 0) return null;
       const { rows: claimed } = await sql<{ id: number }>`UPDATE assetreminders SET sent = 1
         WHERE ${this.hooks.inIds(sql.ref('id'), this.hooks.idList(active.map((r) => Number(r.id))))} AND sent = 0 RETURNING id`.execute(db);
       const mine = new Set(claimed.map((c) => Number(c.id)));
-      const takers = (await db.selectFrom('users').select('id').where('company_id', '=', companyId).where('reminders', '=', 1)
-        .orderBy('id').execute()).map((u) => Number(u.id));
       const sending = active.filter((r) => mine.has(Number(r.id))).map((r) => {
         const data = JSON.stringify({ reminder_id: Number(r.id), asset_id: Number(r.asset_id), due_date: r.due_date });
         return { r, data, to: r.user_id === null ? takers : takers.filter((u) => u === Number(r.user_id)) };
@@ -227,7 +243,8 @@ class CompanyRun {
       await insertAudit(this.ctx, db, at, entries);
       reminders += sending.length;
       messages += rows.length;
-      return Number(active[active.length - 1]!.id);
+      const last = active[active.length - 1]!;
+      return { date: last.remind_date, id: Number(last.id) };
     });
     return { reminders, messages };
   }

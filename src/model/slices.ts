@@ -2,7 +2,9 @@
 // records, with a turn of the event loop between two, so that requests are served
 // and their writes get the writer (SQLite's one connection, or locks on PostgreSQL)
 // between slices instead of after the whole job. A slice's size adapts to its
-// time: halved while slices run long, doubled back while they run short.
+// time: halved while slices run long, doubled back while they run short — but
+// never below a floor, since each slice pays a commit (an fsync on SQLite): slices
+// of 25 records made a 100,000-asset reminder run take 170 s instead of 35 s.
 
 export interface SliceLimits {
   /** Records per slice at most (and at first). */
@@ -11,8 +13,8 @@ export interface SliceLimits {
   readonly ms: number;
 }
 
-export const DEFAULT_SLICES: SliceLimits = { records: 500, ms: 20 };
-const FEWEST = 25;
+export const DEFAULT_SLICES: SliceLimits = { records: 500, ms: 100 };
+const FEWEST = 100;
 
 export class Slices {
   private current: number;
@@ -37,3 +39,19 @@ export class Slices {
 
 /** Resolves after the event loop has had a turn (pending I/O is served first). */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Long work on this thread (reading a 100,000-row import) asks `due()` as it goes
+ * and, when it says so, awaits `nextTurn()`: the event loop gets a turn at least
+ * every `ms` milliseconds.
+ */
+export class Pacer {
+  private since = performance.now();
+  constructor(private readonly ms = 10) {}
+
+  due(): boolean {
+    if (performance.now() - this.since < this.ms) return false;
+    this.since = performance.now();
+    return true;
+  }
+}
