@@ -18,8 +18,11 @@ import { insertAssets } from '../support/assets-seed.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { createStage, openStageDatabase, runCli, spawnCli, type Stage } from '../support/stage.ts';
 
-/** Per company: assets whose check is due, or overdue, and some that are not due or never reminded. */
-const DUE_PER_COMPANY = 1200;
+/**
+ * Per company (two): assets whose check is due, or overdue — and 300 more that are not
+ * due or never reminded. REMINDER_SLICES_DUE=50000 runs it over 100,000 due assets.
+ */
+const DUE_PER_COMPANY = Number(process.env.REMINDER_SLICES_DUE ?? 1200);
 const WINDOW = 30;
 const NEVER = ['Retired', 'disposed', 'INACTIVE'];
 

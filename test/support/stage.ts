@@ -22,7 +22,8 @@ import type { DbKind } from './harness.ts';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
 export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
-const CLI_TIMEOUT_MS = 60_000;
+/** CLI_TIMEOUT_MS: longer for runs over large stores. */
+const CLI_TIMEOUT_MS = Number(process.env.CLI_TIMEOUT_MS ?? 60_000);
 const SERVER_TIMEOUT_MS = 60_000;
 /** Settings a developer's shell may carry that would leak into the processes under test. */
 const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
