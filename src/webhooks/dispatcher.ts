@@ -18,6 +18,8 @@ import { parseQuery } from '../engine/query.ts';
 import { updateRecords } from '../engine/update.ts';
 import { type Clock, formatDatetime, systemClock } from '../model/dates.ts';
 import { parseJson, type JsonObject } from '../model/json.ts';
+import { nextTurn } from '../model/slices.ts';
+import type { FieldType } from '../model/types.ts';
 import { operatorContext } from '../resources/registry.ts';
 import { webhooks } from '../resources/webhooks.ts';
 import { DELIVERY_TIMEOUT_MS, post } from './deliver.ts';
@@ -43,8 +45,10 @@ interface Hook {
 
 interface Due { id: number; event_seq: number; event_id: string; event: string; attempt: number; data: unknown; event_created: string; event_company: number | null }
 
-const FAN_OUT_BATCH = 5000;
+/** Events considered per webhook and slice (each slice its own transaction). */
+const FAN_OUT_SLICE = 500;
 const PARALLEL_WEBHOOKS = 4;
+const DELIVERY_TYPES: readonly FieldType[] = ['int', 'int', 'int', 'string', 'string', 'int', 'string', 'datetime', 'datetime', 'datetime'];
 
 const num = (v: unknown) => Number(v);
 const jsonText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -90,7 +94,15 @@ export class Dispatcher {
     const behind = await sql<{ id: number }>`SELECT id FROM webhooks
       WHERE active = 1 AND cursor < (SELECT COALESCE(MAX(seq), 0) FROM events)`.execute(this.database.db);
     let queued = 0;
-    for (const w of behind.rows) queued += await this.fanOut(num(w.id));
+    for (const w of behind.rows) {
+      // A slice at a time, with a turn of the event loop between two, until the webhook has caught up.
+      for (let more = true; more && !this.stopped;) {
+        const slice = await this.fanOut(num(w.id));
+        queued += slice.queued;
+        more = slice.more;
+        await nextTurn();
+      }
+    }
     const now = formatDatetime(this.clock.now());
     const due = await this.database.db.selectFrom('webhook_deliveries').select('webhook_id').distinct()
       .where('status', 'in', ['pending', 'retrying']).where('next_attempt', '<=', now).limit(100).execute();
@@ -108,28 +120,33 @@ export class Dispatcher {
     return num(r?.n ?? 0);
   }
 
-  private async fanOut(webhookId: number): Promise<number> {
+  /** Fans the next slice of events out to one webhook; `more` when events remain past it. */
+  private async fanOut(webhookId: number): Promise<{ queued: number; more: boolean }> {
+    const { hooks } = this.database;
     const skipLocked = this.database.shared ? sql`FOR UPDATE SKIP LOCKED` : sql``;
     return this.database.transaction(async (db) => {
+      const none = { queued: 0, more: false };
       const { rows: [w] } = await sql<{ company_id: number; events: unknown; cursor: number }>`SELECT company_id, events, cursor FROM webhooks
         WHERE id = ${webhookId} AND active = 1 ${skipLocked}`.execute(db);
-      if (!w) return 0;
+      if (!w) return none;
       const cursor = num(w.cursor);
       const { rows: [top] } = await sql<{ s: number | null }>`SELECT MAX(seq) AS s FROM events`.execute(db);
-      const end = Math.min(num(top?.s ?? 0), cursor + FAN_OUT_BATCH);
-      if (end <= cursor) return 0;
+      const newest = num(top?.s ?? 0);
+      const end = Math.min(newest, cursor + FAN_OUT_SLICE);
+      if (end <= cursor) return none;
       const { rows } = await sql<{ seq: number; event_id: string; event: string }>`SELECT e.seq, e.event_id, e.event FROM events AS e
         WHERE e.seq > ${cursor} AND e.seq <= ${end}
           AND e.scope_id IN (SELECT descendant_id FROM company_closure WHERE ancestor_id = ${num(w.company_id)}) ORDER BY e.seq`.execute(db);
       const list = JSON.parse(jsonText(w.events)) as string[];
       const now = formatDatetime(this.clock.now());
-      const wanted = rows.filter((r) => hears(list, r.event)).map((r) => ({
-        webhook_id: webhookId, company_id: num(w.company_id), event_seq: num(r.seq), event_id: r.event_id, event: r.event,
-        attempt: 0, status: 'pending', created: now, next_attempt: now, modified: now,
-      }));
-      for (let i = 0; i < wanted.length; i += 200) await db.insertInto('webhook_deliveries').values(wanted.slice(i, i + 200)).execute();
+      const wanted = rows.filter((r) => hears(list, r.event))
+        .map((r) => [webhookId, num(w.company_id), num(r.seq), r.event_id, r.event, 0, 'pending', now, now, now]);
+      if (wanted.length > 0) {
+        await sql`INSERT INTO webhook_deliveries (webhook_id, company_id, event_seq, event_id, event, attempt, status, created, next_attempt, modified)
+          ${hooks.selectRows(hooks.rowList(wanted), DELIVERY_TYPES)}`.execute(db);
+      }
       await db.updateTable('webhooks').set({ cursor: end }).where('id', '=', webhookId).execute();
-      return wanted.length;
+      return { queued: wanted.length, more: end < newest };
     });
   }
 
