@@ -85,9 +85,11 @@ const SQLITE_IDS = {
   eventId: sql`'evt_' || printf('%012x', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)) || lower(hex(randomblob(6)))`,
   now: sql`strftime('%Y-%m-%d %H:%M:%S', 'now')`,
 };
+// (An id needs no secrecy, only uniqueness: PostgreSQL's random() instead of gen_random_uuid(), which
+// costs 40 µs an event — 40 of a 1,000-asset PUT's 104 ms of insert.)
 const POSTGRES_IDS = {
   eventId: sql`'evt_' || lpad(to_hex(CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS bigint)), 12, '0')
-    || substr(replace(CAST(gen_random_uuid() AS text), '-', ''), 1, 12)`,
+    || lpad(to_hex(CAST(floor(random() * 281474976710656) AS bigint)), 12, '0')`,
   now: sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`,
 };
 
