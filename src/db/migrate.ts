@@ -42,6 +42,7 @@ import * as idempotencyKeys from './migrations/0011_idempotency_keys.ts';
 import * as assetTallies from './migrations/0012_asset_tallies.ts';
 import * as assetWalkIndex from './migrations/0013_asset_walk_index.ts';
 import * as eventIds from './migrations/0014_event_ids.ts';
+import * as reminderWalk from './migrations/0015_reminder_walk.ts';
 
 export interface Migration {
   readonly name: string;
@@ -65,6 +66,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0012_asset_tallies', up: assetTallies.up },
   { name: '0013_asset_walk_index', up: assetWalkIndex.up },
   { name: '0014_event_ids', up: eventIds.up },
+  { name: '0015_reminder_walk', up: reminderWalk.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -143,8 +143,7 @@ class CompanyRun {
   /** The company's assets that are due, after `after`, in (next_check, id) order. */
   private dueAssets(size: number, after: Cursor, lacking = sql``) {
     return sql<DueAsset>`SELECT a.id, a.asset_no, a.description, a.next_check FROM assets a
-      WHERE a.company_id = ${this.s.id} AND a.next_check >= ${after.date} AND a.next_check <= ${this.horizon}
-      AND (a.next_check > ${after.date} OR a.id > ${after.id})
+      WHERE a.company_id = ${this.s.id} AND (a.next_check, a.id) > (${after.date}, ${after.id}) AND a.next_check <= ${this.horizon}
       AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ${lacking} ORDER BY a.next_check, a.id LIMIT ${size}`;
   }
 
@@ -216,8 +215,7 @@ class CompanyRun {
       // A reminder made by hand for an asset that is never reminded stays unsent too.
       const { rows: active } = await sql<ActiveReminder>`SELECT r.id, r.asset_id, r.user_id, r.message, r.due_date, r.remind_date FROM assetreminders r
         JOIN assets a ON a.id = r.asset_id
-        WHERE r.company_id = ${companyId} AND r.sent = 0 AND r.remind_date >= ${after.date} AND r.remind_date <= ${this.today}
-        AND (r.remind_date > ${after.date} OR r.id > ${after.id})
+        WHERE r.company_id = ${companyId} AND r.sent = 0 AND (r.remind_date, r.id) > (${after.date}, ${after.id}) AND r.remind_date <= ${this.today}
         AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ORDER BY r.remind_date, r.id LIMIT ${size}`.execute(db);
       if (active.length === 0) return null;
       const { rows: claimed } = await sql<{ id: number }>`UPDATE assetreminders SET sent = 1

@@ -3,8 +3,9 @@
 // and their writes get the writer (SQLite's one connection, or locks on PostgreSQL)
 // between slices instead of after the whole job. A slice's size adapts to its
 // time: halved while slices run long, doubled back while they run short — but
-// never below a floor, since each slice pays a commit (an fsync on SQLite): slices
-// of 25 records made a 100,000-asset reminder run take 170 s instead of 35 s.
+// never below a quarter of the most, since each slice pays a few statements and a
+// commit (an fsync on SQLite): slices of 25 records made a 100,000-asset reminder
+// run take 170 s instead of 35 s.
 
 export interface SliceLimits {
   /** Records per slice at most (and at first). */
@@ -13,8 +14,7 @@ export interface SliceLimits {
   readonly ms: number;
 }
 
-export const DEFAULT_SLICES: SliceLimits = { records: 500, ms: 100 };
-const FEWEST = 100;
+export const DEFAULT_SLICES: SliceLimits = { records: 500, ms: 250 };
 
 export class Slices {
   private current: number;
@@ -30,7 +30,7 @@ export class Slices {
     const started = performance.now();
     const result = await fn(this.current);
     const ms = performance.now() - started;
-    if (ms > this.limits.ms) this.current = Math.max(Math.min(FEWEST, this.limits.records), Math.floor(this.current / 2));
+    if (ms > this.limits.ms) this.current = Math.max(Math.ceil(this.limits.records / 4), Math.floor(this.current / 2));
     else if (ms < this.limits.ms / 4) this.current = Math.min(this.limits.records, this.current * 2);
     await nextTurn();
     return result;
