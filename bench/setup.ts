@@ -4,7 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { prepareStore } from '../src/store.ts';
 import { createSelfSigned } from '../src/tls/x509.ts';
 import { BENCH_DIR, type Engine, PG_ADMIN_URL, PG_DATABASE, ROWS, say, SQLITE_DIR, TLS_FILES } from './config.ts';
 import { seedBench, type SeedSummary } from './seed.ts';
@@ -33,7 +33,7 @@ export async function seed(engine: Engine, url: string | undefined, certPem: str
   const t0 = Date.now();
   const database = openDatabase({ url, dataDir: target.dataDir });
   try {
-    await migrate(database.db);
+    await prepareStore(database);
     const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies });
     // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
     if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);

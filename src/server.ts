@@ -2,7 +2,7 @@
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
+import { prepareStore } from './store.ts';
 import { systemClock } from './model/dates.ts';
 import { startJobs } from './jobs/schedule.ts';
 import { Dispatcher } from './webhooks/dispatcher.ts';
@@ -28,7 +28,7 @@ export interface Running {
 
 export async function openMigrated(config: Config): Promise<Database> {
   const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
-  await migrate(database.db);
+  await prepareStore(database);
   return database;
 }
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
+import { prepareStore } from '../store.ts';
 import { type Command, output } from './command.ts';
 
 export const migrateCommand: Command = {
@@ -11,7 +11,7 @@ export const migrateCommand: Command = {
     const config = loadConfig();
     const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
     try {
-      const applied = await migrate(database.db);
+      const applied = await prepareStore(database);
       output(args, applied.length ? `applied ${applied.join(', ')}` : 'the schema is up to date', { applied });
     } finally {
       await database.close();

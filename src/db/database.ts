@@ -1,7 +1,7 @@
 import { Kysely, sql, type Transaction } from 'kysely';
 import { join } from 'node:path';
 import { type Changes, listenPostgres } from './changes.ts';
-import type { SqlDialect } from './dialect.ts';
+import type { SqlDialect } from '../model/dialect.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
 import { immediateTransaction, openSqlite, sqliteHooks } from './sqlite.ts';
 import { bind, compiledQuery, type Statement, StatementCache, type Values } from './statements.ts';

@@ -25,7 +25,8 @@
 // one. SQLite's DDL is transactional; a migration must only not run statements
 // that cannot run in a transaction (PRAGMA foreign_keys, VACUUM; on PostgreSQL
 // CREATE INDEX CONCURRENTLY and the like).
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { forEngine } from './dialects.ts';
 import { errorCode } from './dialect.ts';
 import { immediateTransaction } from './sqlite.ts';
 import * as initial from './migrations/0001_initial.ts';
@@ -41,8 +42,8 @@ import * as versions from './migrations/0010_versions.ts';
 import * as idempotencyKeys from './migrations/0011_idempotency_keys.ts';
 import * as assetTallies from './migrations/0012_asset_tallies.ts';
 import * as assetWalkIndex from './migrations/0013_asset_walk_index.ts';
-import * as eventIds from './migrations/0014_event_ids.ts';
-import * as reminderWalk from './migrations/0015_reminder_walk.ts';
+import * as reminderWalk from './migrations/0014_reminder_walk.ts';
+import * as schemaParts from './migrations/0015_schema_parts.ts';
 
 export interface Migration {
   readonly name: string;
@@ -65,8 +66,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0011_idempotency_keys', up: idempotencyKeys.up },
   { name: '0012_asset_tallies', up: assetTallies.up },
   { name: '0013_asset_walk_index', up: assetWalkIndex.up },
-  { name: '0014_event_ids', up: eventIds.up },
-  { name: '0015_reminder_walk', up: reminderWalk.up },
+  { name: '0014_reminder_walk', up: reminderWalk.up },
+  { name: '0015_schema_parts', up: schemaParts.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';
@@ -83,7 +84,7 @@ export async function migrate<T>(db: Kysely<T>): Promise<string[]> {
 
 /** `migrate` over a given list (tests hand it migrations of their own). */
 export async function runMigrations(db: Kysely<unknown>, migrations: readonly Migration[]): Promise<string[]> {
-  const engine = db.getExecutor().adapter instanceof PostgresAdapter ? postgres : sqlite;
+  const engine = forEngine(db, { sqlite, postgres });
   // Up to date (every start but the first): no lock, no write.
   if (pending(await appliedNames(db, engine), migrations).length === 0) return [];
   const applied: string[] = [];

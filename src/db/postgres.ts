@@ -1,8 +1,10 @@
-import { type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { concatObject, errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import type { Sql, SqlDialect } from '../model/dialect.ts';
+import { concatObject, errorCode } from './dialect.ts';
 import { dbPoolWait, type PoolStats } from '../metrics.ts';
 import { Lru } from './lru.ts';
+import { postgresEventTriggers, postgresInsertEvents } from './postgres-events.ts';
 
 const INT8 = 20;
 const JSON_OID = 114;
@@ -18,6 +20,9 @@ function chain(column: Sql, keys: readonly string[], lastAsText: boolean): Sql {
   return keys.reduce<Sql>((acc, k, i) =>
     lastAsText && i === keys.length - 1 ? sql`(${acc} ->> CAST(${k} AS text))` : sql`(${acc} -> CAST(${k} AS text))`, column);
 }
+
+/** Whether a Kysely instance speaks to PostgreSQL (db/dialects.ts). */
+export const onPostgres = (db: Kysely<unknown>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export const postgresHooks: SqlDialect = {
   kind: 'postgres',
@@ -75,6 +80,9 @@ export const postgresHooks: SqlDialect = {
   idWalk: () => sql``,
   lockMatched: sql`FOR UPDATE OF t`,
   lockFor: (key) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`,
+  skipLocked: sql`FOR UPDATE SKIP LOCKED`,
+  eventTriggers: (table) => postgresEventTriggers(postgresHooks, table),
+  insertEvents: (table, kind, from) => postgresInsertEvents(postgresHooks, table, kind, from),
   isUniqueViolation: (e) => errorCode(e) === '23505',
   isForeignKeyViolation: (e) => errorCode(e) === '23503',
   isTransient: (e) => errorCode(e) === '40P01' || errorCode(e) === '40001',

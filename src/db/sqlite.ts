@@ -2,10 +2,12 @@ import BetterSqlite3 from './better-sqlite3.ts';
 import { type Dialect, type Kysely, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { concatObject, errorCode, type Sql, type SqlDialect } from './dialect.ts';
+import type { Sql, SqlDialect } from '../model/dialect.ts';
+import { concatObject, errorCode } from './dialect.ts';
 import type { PoolStats } from '../metrics.ts';
 import { Lru } from './lru.ts';
 import { measuredDialect } from './measured-driver.ts';
+import { sqliteEventTriggers, sqliteInsertEvents } from './sqlite-events.ts';
 import { writerDialect } from './sqlite-writer.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
@@ -57,6 +59,9 @@ export const sqliteHooks: SqlDialect = {
   idWalk: (index) => (index ? sql`INDEXED BY ${sql.id(index)}` : sql`NOT INDEXED`),
   lockMatched: sql``,
   lockFor: () => sql`SELECT 1`,
+  skipLocked: sql``,
+  eventTriggers: (table) => sqliteEventTriggers(sqliteHooks, table),
+  insertEvents: (table, kind, from) => sqliteInsertEvents(sqliteHooks, table, kind, from),
   isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   isForeignKeyViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTransient: (e) => errorCode(e) === 'SQLITE_BUSY',

@@ -4,7 +4,7 @@
 // each time the statement runs. So each shape is built and compiled once, kept
 // in a bounded LRU, and runs as a prepared statement on every driver.
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Sql } from './dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { statementCacheLookups } from '../metrics.ts';
 import { Lru } from './lru.ts';
 

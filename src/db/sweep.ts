@@ -4,7 +4,7 @@
 // sweep after a busy day never holds the database for long.
 import { sql } from 'kysely';
 import type { Database } from './database.ts';
-import type { Sql } from './dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { DEFAULT_SLICES, type SliceLimits, Slices } from '../model/slices.ts';
 
 /** Deletes the rows of `table` that `where` selects; returns how many. */

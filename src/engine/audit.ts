@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
 import { Param } from '../db/statements.ts';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { jsonObjectText } from '../model/json.ts';
 import type { FieldDef, FieldType, ResourceDef, Row, SqlValue } from '../model/types.ts';
 import type { Ctx, Shape } from './context.ts';

@@ -1,5 +1,5 @@
 import type { Database, Db } from '../db/database.ts';
-import type { SqlDialect } from '../db/dialect.ts';
+import type { SqlDialect } from '../model/dialect.ts';
 import type { Clock } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Catalog, ComputedContext, Level, Reference } from '../model/types.ts';

@@ -21,7 +21,7 @@
 // which it plans once, as the same decision made here knows the walk is right.
 import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
 import { merged } from '../model/merged.ts';
 import type { ResourceDef } from '../model/types.ts';

@@ -1,6 +1,6 @@
 // The request values every compiled statement may use, as Params (bound by name
 // when the statement runs), and their values for one request.
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { Param, type Values } from '../db/statements.ts';
 import { formatDate, formatDatetime } from '../model/dates.ts';
 import { merged } from '../model/merged.ts';

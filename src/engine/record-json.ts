@@ -5,7 +5,7 @@
 // ordered aggregate) — so a page is one statement, never one per record, and a
 // statement joins only what its filters and order need.
 import { sql } from 'kysely';
-import type { JsonMember, Sql } from '../db/dialect.ts';
+import type { JsonMember, Sql } from '../model/dialect.ts';
 import { relationFields } from '../filter/resolve.ts';
 import type { FieldDef, RelationDef, ResourceDef } from '../model/types.ts';
 import type { Shape } from './context.ts';

@@ -1,7 +1,7 @@
 // A resource is its definition plus small hooks for the behaviour that is its
 // own (queue release, check-date advance); the engine does everything else.
 import type { Db } from '../db/database.ts';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import type { Values } from '../db/statements.ts';
 import type { ResourceDef, Row } from '../model/types.ts';
 import type { AuditEntry } from './audit.ts';

@@ -4,7 +4,7 @@
 // statement serves every caller; every statement the engine runs over tenant rows
 // confines its main table and every join to it.
 import { sql } from 'kysely';
-import type { Sql, SqlDialect } from '../db/dialect.ts';
+import type { Sql, SqlDialect } from '../model/dialect.ts';
 import { PARAMS } from './params.ts';
 
 /**

@@ -2,7 +2,7 @@
 // scope-confined joins, the WHERE clause and ORDER BY. They take a Shape, never
 // a request: values enter only as Params.
 import { sql } from 'kysely';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { type Condition, compileCondition } from '../filter/compile.ts';
 import { type OrderTerm, orderSql } from '../filter/order.ts';
 import type { FieldRef } from '../filter/resolve.ts';

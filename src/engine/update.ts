@@ -4,7 +4,7 @@
 // UPDATE changes them — the same few statements for 1 record or 5,000.
 // `records_updated` counts the records whose stored values actually changed.
 import { sql } from 'kysely';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { Param } from '../db/statements.ts';
 import { accessDenied, filterRequired, invalidValue } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';

@@ -2,7 +2,7 @@
 // record changes or none does, and its audit entries commit with it (spec §6, §8.4).
 import { sql } from 'kysely';
 import { execute } from '../db/database.ts';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { Param, type Values } from '../db/statements.ts';
 import { dataError } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';

@@ -2,7 +2,7 @@
 // operators come from a fixed table. NULL semantics (spec §4.1): `!v` also matches
 // NULL and missing JSON keys, every other operator never matches NULL.
 import { sql } from 'kysely';
-import type { Sql, SqlDialect } from '../db/dialect.ts';
+import type { Sql, SqlDialect } from '../model/dialect.ts';
 import type { Param } from '../db/statements.ts';
 import { invalidFilter } from '../errors.ts';
 import { addDays, isDate, isDatetime } from '../model/dates.ts';

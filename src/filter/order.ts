@@ -1,6 +1,6 @@
 // `X-API-Result-Order: a,b^,c` (spec §4.2).
 import { sql } from 'kysely';
-import type { Sql, SqlDialect } from '../db/dialect.ts';
+import type { Sql, SqlDialect } from '../model/dialect.ts';
 import { malformedOrder } from '../errors.ts';
 import type { Lookup, ResourceDef } from '../model/types.ts';
 import { type FieldRef, resolveOrderField } from './resolve.ts';

@@ -12,9 +12,9 @@
 // with a conditional update before it writes its messages.
 import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
-import type { SqlDialect } from '../db/dialect.ts';
+import type { SqlDialect } from '../model/dialect.ts';
 import { insertAudit, type AuditEntry } from '../engine/audit.ts';
-import { type Ctx, shapeOf } from '../engine/context.ts';
+import type { Ctx } from '../engine/context.ts';
 import { emitEvents } from '../events/triggers.ts';
 import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
@@ -149,7 +149,6 @@ class CompanyRun {
 
   /** `assets.due` and `assets.overdue` (spec §9): once per asset, due date and kind, kept in due_notices. */
   async noticeDue(): Promise<void> {
-    const shape = shapeOf(this.ctx);
     const assets = this.ctx.catalog.lookup('assets');
     await this.walk(async (db, size, after) => {
       const { rows: due } = await this.dueAssets(size, after).execute(db);
@@ -160,7 +159,7 @@ class CompanyRun {
         ON CONFLICT DO NOTHING RETURNING asset_id, kind`.execute(db);
       for (const kind of ['due', 'overdue']) {
         const ids = rows.filter((r) => r.kind === kind).map((r) => Number(r.asset_id)).sort((a, b) => a - b);
-        await emitEvents(db, shape, assets, { op: kind, event: `assets.${kind}` }, ids);
+        await emitEvents(db, this.hooks, assets, { op: kind, event: `assets.${kind}` }, ids);
       }
       return endOf(due);
     });

@@ -1,5 +1,6 @@
 // The shape of a resource definition: the one table every layer reads. Types only.
-import type { Sql, SqlDialect } from '../db/dialect.ts';
+import type { Sql, SqlDialect } from './dialect.ts';
+import type { EventKind, Side } from './event-table.ts';
 
 /** A value as it travels between the engine and SQL. JSON fields hold canonical JSON text. */
 export type SqlValue = string | number | null;
@@ -120,6 +121,15 @@ export interface ResourceDef {
    * for SQLite's planner; PostgreSQL's chooses for itself).
    */
   readonly walkIndex?: { readonly name: string; readonly fields: readonly string[] };
+  /**
+   * Changes to its records are events (spec §9) and in the change feed (§14.3):
+   * `<name>.created|updated|deleted`, and those of its own — `transitions` (a trigger
+   * writes them: when, over the old and the new row) and `notices` (a job writes them).
+   */
+  readonly events?: {
+    readonly transitions?: readonly { readonly kind: EventKind; readonly when: (old: Side, row: Side) => Sql }[];
+    readonly notices?: readonly string[];
+  };
 }
 
 /** All resource definitions, by name. */

@@ -1,5 +1,6 @@
 // The approval queue (spec §7.7, §8.1): entries wait (released=0), are released
 // into assets (1) or rejected (2) by the company's approving system.
+import { sql } from 'kysely';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { dataError, invalidField, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson, stringifyJson } from '../model/json.ts';
@@ -74,6 +75,13 @@ export const assetqueue: Resource = {
       embed('location', 'locations', 'location_id'),
     ],
     audit: { asset: 'asset_id' },
+    // A queue entry's transitions (spec §8.1) have events of their own beside `updated`.
+    events: {
+      transitions: [
+        { kind: { op: 'released', event: 'assetqueue.released' }, when: (old, row) => sql`${old('released')} <> 1 AND ${row('released')} = 1` },
+        { kind: { op: 'rejected', event: 'assetqueue.rejected' }, when: (old, row) => sql`${old('released')} <> 2 AND ${row('released')} = 2` },
+      ],
+    },
   },
   hooks: {
     validate(ctx, values) {

@@ -20,6 +20,7 @@ export const assetreminders: Resource = {
       data,
     ],
     relations: [embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT), embed('user', 'users', 'user_id')],
+    events: {},
     audit: { asset: 'asset_id' },
   },
   hooks: {

@@ -1,6 +1,6 @@
 // Assets and their check dates (spec §7.2).
 import { sql } from 'kysely';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { Param } from '../db/statements.ts';
 import type { Derived, Resource, WriteTx } from '../engine/resource.ts';
 import { dataError } from '../errors.ts';
@@ -87,6 +87,8 @@ export const assets: Resource = {
       { name: 'files', resource: 'files', back: 'asset_id', empty: 'null' },
     ],
     unique: [['company_id', 'asset_no']],
+    // The reminder run's notices (spec §9).
+    events: { notices: ['due', 'overdue'] },
     audit: { asset: 'id' },
     tally: { table: 'asset_tallies', field: 'next_check' },
     // SQLite's only (migration 0013).

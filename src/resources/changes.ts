@@ -8,7 +8,7 @@
 // whose record passes the same rule — applied to the record as the change shows it.
 import { sql } from 'kysely';
 import { meets } from '../auth/access.ts';
-import type { Sql } from '../db/dialect.ts';
+import type { Sql } from '../model/dialect.ts';
 import { type Endpoint, listReply, resourceEndpoint } from '../engine/endpoint.ts';
 import { parseQuery } from '../engine/query.ts';
 import type { Resource } from '../engine/resource.ts';

@@ -113,6 +113,7 @@ export const companies: Resource = {
       modified, version,
     ],
     relations: [embed('parentcompany', 'companies', 'parent_id')],
+    events: {},
     unique: [['subdomain']],
   },
   hooks: { validate, beforeCreate, beforeUpdate, afterUpdate, beforeDelete },

@@ -8,6 +8,7 @@ function placeDef(name: 'departments' | 'locations'): ResourceDef {
     name, table: name, verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,
     fields: [id, companyId, required('description'), { name: 'creationdate', type: 'datetime', default: 'now' }, data, modified, version],
     relations: [embed('company', 'companies', 'company_id')],
+    events: {},
   };
 }
 

@@ -9,6 +9,7 @@ export const externaltypes: Resource = {
       text('description'), data, modified, version,
     ],
     relations: [],
+    events: {},
     unique: [['company_id', 'external_itemtype_id']],
   },
 };

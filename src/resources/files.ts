@@ -45,6 +45,7 @@ export const files: Resource = {
       modified, version,
     ],
     relations: [embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT), embed('company', 'companies', 'company_id')],
+    events: {},
     audit: { asset: 'asset_id', file: 'id' },
   },
   hooks: {

@@ -78,6 +78,7 @@ export const messages: Resource = {
       data, modified, version,
     ],
     relations: [embed('sender', 'users', 'sender_user_id'), embed('recipient', 'users', 'target_user_id')],
+    events: {},
   },
   hooks: {
     beforeCreate(tx, record) { record.sender_user_id = tx.ctx.principal.session?.userId ?? null; },

@@ -27,14 +27,13 @@ import { users } from './users.ts';
 import { webhookdeliveries } from './webhookdeliveries.ts';
 import { webhooks, webhooksEndpoint } from './webhooks.ts';
 import type { BlobStore } from '../storage/blobs.ts';
-import { EVENT_RESOURCES } from '../events/triggers.ts';
 
 const RECORDS: readonly Resource[] = [
   assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,
   webhookdeliveries,
 ];
 /** The change feed (spec §14.3) over the resources whose changes are events. */
-const changes = changesResource(RECORDS.filter((r) => (EVENT_RESOURCES as readonly string[]).includes(r.def.name)).map((r) => r.def));
+const changes = changesResource(RECORDS.filter((r) => r.def.events).map((r) => r.def));
 
 export const RESOURCES: readonly Resource[] = [...RECORDS, changes];
 

@@ -41,6 +41,7 @@ export const users: Resource = {
       companyId, flag('reminders', 1), data, modified, version,
     ],
     relations: [embed('company', 'companies', 'company_id')],
+    events: {},
     unique: [['username']],
   },
   hooks: {

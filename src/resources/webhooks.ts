@@ -11,7 +11,7 @@ import { inWriteTx } from '../engine/write.ts';
 import { invalidValue } from '../errors.ts';
 import { parseJson } from '../model/json.ts';
 import { parseQuery } from '../engine/query.ts';
-import { readEventList } from '../webhooks/events.ts';
+import { knownEvents, readEventList } from '../events/names.ts';
 import { newSecret } from '../webhooks/secret.ts';
 import { ADMIN_ONLY, ALL_VERBS, companyId, data, flag, id, modified, version, required } from './fields.ts';
 
@@ -34,12 +34,13 @@ export const webhooks: Resource = {
       flag('active', 1), data, { name: 'created', type: 'datetime', default: 'now' }, modified, version,
     ],
     relations: [],
+    events: {},
   },
   hooks: {
-    validate(_ctx, values) {
+    validate(ctx, values) {
       if (values.url !== undefined && (typeof values.url !== 'string' || !checkUrl(values.url))) throw invalidValue('url');
       if (values.events !== undefined) {
-        const list = values.events === null ? null : readEventList(parseJson(String(values.events)));
+        const list = values.events === null ? null : readEventList(parseJson(String(values.events)), knownEvents(ctx.catalog));
         if (!list) throw invalidValue('events');
       }
     },

@@ -23,7 +23,7 @@ import type { FieldType } from '../model/types.ts';
 import { operatorContext } from '../resources/registry.ts';
 import { webhooks } from '../resources/webhooks.ts';
 import { DELIVERY_TIMEOUT_MS, post } from './deliver.ts';
-import { hears } from './events.ts';
+import { hears } from '../events/names.ts';
 import { webhookAttempts, watchBacklog } from './metrics.ts';
 import { GIVE_UP_MS, retryDelayMs } from './schedule.ts';
 import { specSignature, standardSignature } from './secret.ts';
@@ -123,7 +123,7 @@ export class Dispatcher {
   /** Fans the next slice of events out to one webhook; `more` when events remain past it. */
   private async fanOut(webhookId: number): Promise<{ queued: number; more: boolean }> {
     const { hooks } = this.database;
-    const skipLocked = this.database.shared ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+    const { skipLocked } = hooks;
     return this.database.transaction(async (db) => {
       const none = { queued: 0, more: false };
       const { rows: [w] } = await sql<{ company_id: number; events: unknown; cursor: number }>`SELECT company_id, events, cursor FROM webhooks

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from '../../src/db/better-sqlite3.ts';
 import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
@@ -25,7 +25,7 @@ async function setUp(stage: Stage): Promise<TestCert> {
   const cert = selfSigned('backup-client');
   const database = openStageDatabase(stage);
   try {
-    await migrate(database.db);
+    await prepareStore(database);
     await addClient(database, { companyId: await addCompany(database, 'Backed Up', null), certPem: cert.certPem });
   } finally {
     await database.close();

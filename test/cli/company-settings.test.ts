@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { selfSigned } from '../support/certs.ts';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -36,7 +36,7 @@ const plusDays = (date: string, days: number) => new Date(Date.parse(`${date}T00
 async function setUp(stage: Stage, companies: readonly [string, number | null][], certs: readonly [string, number][]) {
   const database = openStageDatabase(stage);
   try {
-    await migrate(database.db);
+    await prepareStore(database);
     for (const [name, parent] of companies) await addCompany(database, name, parent);
     const made = [];
     for (const [name, company] of certs) {

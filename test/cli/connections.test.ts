@@ -11,7 +11,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
@@ -23,7 +23,7 @@ const HELLO_START = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]);
 async function start(stage: Stage, env: Record<string, string>): Promise<{ server: Server; client: TestClient; cert: TestCert }> {
   const cert = selfSigned('hygiene');
   const database = openStageDatabase(stage);
-  await migrate(database.db);
+  await prepareStore(database);
   await addClient(database, { companyId: await addCompany(database, 'Hygiene', null), certPem: cert.certPem });
   await database.close();
   const server = await Server.start(stage, 'serve', env);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { openStageDatabase, ROOT, show, type Stage, withStage } from '../support/stage.ts';
 
@@ -26,7 +26,7 @@ for (const kind of DB_KINDS) {
     it('imports a file in one go (or checks it only), lists every bad row, and exports what it made', async () => {
       await withStage(kind, async (stage) => {
         const database = openStageDatabase(stage);
-        await migrate(database.db);
+        await prepareStore(database);
         const [top, other] = [await addCompany(database, 'Top', null), await addCompany(database, 'Other', null)];
         await database.close();
         const good = join(stage.dir, 'good.csv');
@@ -63,7 +63,7 @@ for (const kind of DB_KINDS) {
     it('draws a progress bar on a terminal', async () => {
       await withStage(kind, async (stage) => {
         const database = openStageDatabase(stage);
-        await migrate(database.db);
+        await prepareStore(database);
         const top = await addCompany(database, 'Top', null);
         await database.close();
         const file = join(stage.dir, 'three.csv');

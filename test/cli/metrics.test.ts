@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { addClient, addCompany, addUser, setPassword } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { selfSigned } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
@@ -53,7 +53,7 @@ for (const kind of DB_KINDS) {
       await withStage(kind, async (stage) => {
         const cert = selfSigned('metrics-client');
         const database = openStageDatabase(stage);
-        await migrate(database.db);
+        await prepareStore(database);
         const company = await addCompany(database, 'Metrics Ltd', null);
         const client = await addClient(database, { companyId: company, certPem: cert.certPem, impersonation: true });
         const userId = await addUser(database, { companyId: company, username: 'mia', email: 'mia@example.com', level: 'admin' });

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { addCompany, addUser } from '../../src/admin.ts';
 import type { Database } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { addDays, formatDate, formatDatetime } from '../../src/model/dates.ts';
 import { insertAssets } from '../support/assets-seed.ts';
 import { DB_KINDS } from '../support/harness.ts';
@@ -135,7 +135,7 @@ for (const kind of DB_KINDS) {
     async function prepared(): Promise<{ stage: Stage; database: Database; model: Outcome }> {
       const stage = await createStage(kind, 'asset-tracker-slices-');
       const database = openStageDatabase(stage);
-      await migrate(database.db);
+      await prepareStore(database);
       const seeded = await seed(database, today);
       return { stage, database, model: await expected(database, seeded, today) };
     }

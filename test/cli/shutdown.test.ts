@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import tls from 'node:tls';
 import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { selfSigned } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
@@ -40,7 +40,7 @@ for (const kind of DB_KINDS) {
       await withStage(kind, async (stage) => {
         const cert = selfSigned('shutdown');
         const database = openStageDatabase(stage);
-        await migrate(database.db);
+        await prepareStore(database);
         const company = await addCompany(database, 'Shutdown', null);
         await addClient(database, { companyId: company, certPem: cert.certPem });
         await database.close();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { addClient, addCompany } from '../../src/admin.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { selfSigned } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
@@ -56,7 +56,7 @@ for (const kind of DB_KINDS) {
       const trust = join(stage.dir, 'receivers.pem');
       writeFileSync(trust, main.certPem + aside.certPem);
       const database = openStageDatabase(stage);
-      await migrate(database.db);
+      await prepareStore(database);
       top = await addCompany(database, 'Top', null);
       child = await addCompany(database, 'Child', top);
       sibling = await addCompany(database, 'Sibling', null);

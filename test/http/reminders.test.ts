@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { addCompany, addUser } from '../../src/admin.ts';
 import { operatorContext } from '../../src/resources/registry.ts';
 import { type Database, openDatabase } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { createRecords } from '../../src/engine/write.ts';
 import { type ReminderRun, runReminders } from '../../src/jobs/reminders.ts';
 import { addDays, formatDate } from '../../src/model/dates.ts';
@@ -300,7 +300,7 @@ for (const kind of DB_KINDS) {
       } else {
         const dir = mkdtempSync(join(tmpdir(), 'asset-tracker-reminders-'));
         seedDb = openDatabase({ dataDir: dir });
-        await migrate(seedDb.db);
+        await prepareStore(seedDb);
         handles.push(seedDb);
         cleanup = async () => rmSync(dir, { recursive: true, force: true });
         env = { DATA_DIR: dir };
@@ -364,7 +364,7 @@ describe('CLI: asset-tracker reminders run --json (sqlite)', () => {
   it('reminds the due assets of the data directory\'s database and says so in JSON; a second run does nothing', async () => {
     dir = mkdtempSync(join(tmpdir(), 'asset-tracker-cli-reminders-'));
     const database = openDatabase({ dataDir: dir });
-    await migrate(database.db);
+    await prepareStore(database);
     const co = await addCompany(database, 'CLI Co', null);
     const users = [await addUser(database, { companyId: co, username: uniqueName('cli'), email: 'cli1@example.com' }),
       await addUser(database, { companyId: co, username: uniqueName('cli'), email: 'cli2@example.com' })];

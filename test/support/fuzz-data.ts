@@ -20,9 +20,11 @@ import {
 import type { FieldDef, RelationDef, ResourceDef, Verb } from '../../src/model/types.ts';
 import { RESOURCES } from '../../src/resources/registry.ts';
 import { checkUrl } from '../../src/resources/webhooks.ts';
-import { readEventList } from '../../src/webhooks/events.ts';
+import { knownEvents, readEventList } from '../../src/events/names.ts';
+import { createRegistry } from '../../src/resources/registry.ts';
 
 export const DEFS: readonly ResourceDef[] = RESOURCES.map((r) => r.def);
+const EVENTS = knownEvents(createRegistry());
 export const defNamed = (name: string): ResourceDef | undefined => DEFS.find((d) => d.name === name);
 const lookup = (name: string): ResourceDef => {
   const d = defNamed(name);
@@ -1158,7 +1160,7 @@ function checkRecord(def: ResourceDef, mode: 'create' | 'update', o: Obj, sessio
     const url = get('url');
     if (typeof url === 'string' && !checkUrl(url)) return { error: errorOf(invalidValue('url'), 'url is no https URL') };
     const events = get('events');
-    if (events !== undefined && readEventList(events) === null) return { error: errorOf(invalidValue('events'), 'events is no list of event names') };
+    if (events !== undefined && readEventList(events, EVENTS) === null) return { error: errorOf(invalidValue('events'), 'events is no list of event names') };
   }
   if (def.name === 'companies') {
     const d = get('data');

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { addClient, addCompany, type ClientInfo } from '../../src/admin.ts';
 import { buildApp, type App, type AppOptions } from '../../src/app.ts';
 import { type Database, openDatabase } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import type { Clock } from '../../src/model/dates.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { selfSigned, type TestCert } from './certs.ts';
@@ -55,7 +55,7 @@ export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'asset-tracker-test-'));
     const database = openDatabase({ dataDir: dir, verifyStatements: true });
-    await migrate(database.db);
+    await prepareStore(database);
     return {
       database, url: undefined, reopen: () => openDatabase({ dataDir: dir }),
       async drop() { await database.close(); rmSync(dir, { recursive: true, force: true }); },
@@ -69,7 +69,7 @@ export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   const database = openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 5, verifyStatements: true });
-  await migrate(database.db);
+  await prepareStore(database);
   return {
     database, url: url.toString(), reopen: () => openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 2 }),
     async drop() {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { addClient, addCompany } from '../../src/admin.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareStore } from '../../src/store.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { selfSigned, type TestCert } from './certs.ts';
 import { TestClient } from './client.ts';
@@ -265,7 +265,7 @@ export async function prepareServe(stage: Stage, certName: string, env: Record<s
   writeFileSync(join(stage.dir, 'server.key'), tls.keyPem);
   const cert = selfSigned(certName);
   const database = openStageDatabase(stage);
-  await migrate(database.db);
+  await prepareStore(database);
   await addClient(database, { companyId: await addCompany(database, 'Top', null), certPem: cert.certPem });
   await database.close();
   return { env: { TLS_CERT_FILE: join(stage.dir, 'server.pem'), TLS_KEY_FILE: join(stage.dir, 'server.key'), RATE_LIMIT: '0', ...env }, serverPem: tls.certPem, cert };

@@ -4,7 +4,8 @@
 // dynamic JSON is `json` on PostgreSQL (keeps key order) and TEXT on SQLite.
 // Every tenant table carries company_id with a (company_id, …) index so that a
 // company's page and its total count are both index range scans.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { dialectOf } from '../dialects.ts';
 
 type ColumnType = 'id' | 'int' | 'text' | 'json';
 interface ColumnOptions { notNull?: boolean; default?: string | number; references?: string; unique?: boolean }
@@ -13,7 +14,7 @@ type Column = readonly [name: string, type: ColumnType, options?: ColumnOptions]
 const NN = { notNull: true } as const;
 
 export async function createTable(db: Kysely<unknown>, table: string, columns: readonly Column[], uniques: readonly (readonly string[])[] = []): Promise<void> {
-  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
+  const pg = dialectOf(db).kind === 'postgres';
   let builder = db.schema.createTable(table);
   for (const [name, type, o = {}] of columns) {
     const dataType = type === 'id' || type === 'int' ? (pg ? 'bigint' : 'integer')

@@ -5,7 +5,8 @@
 // whoever writes (API, CLI, jobs). Also the indexes the list pages and their
 // counts need: company scope plus `next_check` and `modified`, with `id` so a
 // page's ids come from the index alone.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { forEngine } from '../dialects.ts';
 import { createIndex, createTable } from './0001_initial.ts';
 
 const BACKFILL = sql`WITH RECURSIVE walk(ancestor_id, descendant_id, depth) AS (
@@ -50,13 +51,12 @@ const POSTGRES_TRIGGERS = [
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
   await createTable(db, 'company_closure', [
     ['ancestor_id', 'int', { notNull: true }], ['descendant_id', 'int', { notNull: true }], ['depth', 'int', { notNull: true }],
   ], [['ancestor_id', 'descendant_id']]);
   await createIndex(db, 'company_closure', ['descendant_id', 'ancestor_id']);
   await BACKFILL.execute(db);
-  for (const text of pg ? POSTGRES_TRIGGERS : SQLITE_TRIGGERS) await sql.raw(text).execute(db);
+  for (const text of forEngine(db, { sqlite: SQLITE_TRIGGERS, postgres: POSTGRES_TRIGGERS })) await sql.raw(text).execute(db);
 
   await db.schema.dropIndex('assets_company_id_next_check_idx').execute();
   // An asset's files come in id order from the index, for its `files` embed.

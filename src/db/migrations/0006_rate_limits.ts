@@ -3,10 +3,11 @@
 // lately (each spends its share of the burst between reconciliations). Unlogged:
 // counters need no crash safety. SQLite serves one process, whose counters are
 // in memory.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { dialectOf } from '../dialects.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (dialectOf(db).kind !== 'postgres') return;
   await sql`CREATE UNLOGGED TABLE rate_limit_buckets (key text COLLATE "C" PRIMARY KEY, tat double precision NOT NULL,
     updated double precision NOT NULL)`.execute(db);
   await sql`CREATE INDEX rate_limit_buckets_updated_idx ON rate_limit_buckets (updated)`.execute(db);

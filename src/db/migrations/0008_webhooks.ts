@@ -1,16 +1,11 @@
 // Webhooks (spec §9): the registered receivers, the outbox of events every change
-// writes (from triggers, events/triggers.ts), the deliveries the dispatcher makes
-// of them, and the due/overdue notices the reminder run has raised once per asset
-// and due date.
+// writes (from triggers, which events/ installs after the migrations), the
+// deliveries the dispatcher makes of them, and the due/overdue notices the reminder
+// run has raised once per asset and due date.
 //
-// The event triggers are made from the resource definitions as they are when this
-// migration runs; a later migration that changes a resource's stored fields calls
-// installEventTriggers again.
-import { type Kysely, PostgresAdapter } from 'kysely';
-import { installEventTriggers } from '../../events/triggers.ts';
-import { createRegistry } from '../../resources/registry.ts';
-import { postgresHooks } from '../postgres.ts';
-import { sqliteHooks } from '../sqlite.ts';
+// (Until the triggers had a step of their own, this migration made them from the
+// definitions of its day; a store migrated so has them made again by that step.)
+import type { Kysely } from 'kysely';
 import { createIndex, createTable } from './0001_initial.ts';
 
 const NN = { notNull: true } as const;
@@ -45,6 +40,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await createTable(db, 'due_notices', [['asset_id', 'int', NN], ['due_date', 'text', NN], ['kind', 'text', NN]],
     [['asset_id', 'due_date', 'kind']]);
 
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  await installEventTriggers(db, postgres ? postgresHooks : sqliteHooks, createRegistry());
 }

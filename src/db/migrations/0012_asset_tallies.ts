@@ -6,7 +6,8 @@
 // took 9–11 ms of SQLite). A row exists only while its count is above zero, so the
 // table always equals `SELECT company_id, next_check, COUNT(*) … GROUP BY` of the
 // assets with a date.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { forEngine } from '../dialects.ts';
 
 const BACKFILL = `INSERT INTO asset_tallies (company_id, next_check, n)
   SELECT company_id, next_check, COUNT(*) FROM assets WHERE next_check IS NOT NULL GROUP BY company_id, next_check`;
@@ -66,7 +67,6 @@ const POSTGRES = [
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  for (const text of postgres ? POSTGRES : SQLITE) await sql.raw(text).execute(db);
+  for (const text of forEngine(db, { sqlite: SQLITE, postgres: POSTGRES })) await sql.raw(text).execute(db);
   await sql.raw(BACKFILL).execute(db);
 }

@@ -6,10 +6,11 @@
 // 601 µs (100k assets, better-sqlite3, prepared). PostgreSQL gets none: it preferred
 // an index-only scan of it to its primary key for the first page, which made W2's
 // page slower there (bare W2 1,048 → 630 req/s), and walks its primary key well.
-import { type Kysely, PostgresAdapter } from 'kysely';
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../dialects.ts';
 import { createIndex } from './0001_initial.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+  if (dialectOf(db).kind === 'postgres') return;
   await createIndex(db, 'assets', ['id', 'company_id', 'next_check']);
 }
