@@ -7,6 +7,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createSelfSigned } from '../src/tls/x509.ts';
 import { BENCH_DIR, type Engine, PG_ADMIN_URL, PG_DATABASE, ROWS, say, SQLITE_DIR, TLS_FILES } from './config.ts';
+import { checkBareTables, createBareTables } from './bare-tables.ts';
 import { seedBench, type SeedSummary } from './seed.ts';
 
 /** Empties .bench/ and writes the server's and the client's certificates; returns the client's PEM. */
@@ -27,7 +28,7 @@ export const engineLabel = (engine: Engine) => (engine === 'postgres' ? 'Postgre
 /** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies. */
 export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number }
 
-/** Migrates and seeds; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
+/** Migrates, seeds and copies the bare tables; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
 export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string,
   target: SeedTarget = { dataDir: SQLITE_DIR, assets: ROWS }): Promise<SeedSummary> {
   const t0 = Date.now();
@@ -35,6 +36,9 @@ export async function seed(engine: Engine, url: string | undefined, certPem: str
   try {
     await migrate(database.db);
     const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies });
+    await createBareTables(database, engine);
+    const wrong = await checkBareTables(database, engine);
+    if (wrong) throw new Error(`the bare tables: ${wrong}`);
     // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
     if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);
     say(`seeded ${summary.assetsTotal} assets and ${summary.reminders.seeded} reminders into ${engineLabel(engine)}`

@@ -3,6 +3,7 @@
 // peak rate. Reads first, on the freshly seeded (and on PostgreSQL vacuumed)
 // data; the writes last.
 import type { BareUpdateJob } from './bare-update.ts';
+import type { AuditSource } from './bare-writes.ts';
 import type { Check } from './checks.ts';
 import {
   CONNECTIONS, type Engine, HIGH_RATE_LIMIT, LATENCY_RUN_ROWS, PAGE_SIZE, ROWS, say, SECONDS, SQLITE_DIR, SQLITE_FILE, TLS_FILES,
@@ -64,6 +65,9 @@ export const service = (t: Pick<Seeded, 'url'>, rateLimit = String(HIGH_RATE_LIM
   env: { DATA_DIR: dataDir, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '',
     RATE_LIMIT: rateLimit },
 });
+
+/** What the service writes into an audit entry of the benchmark certificate's requests. */
+export const auditSource = (t: Seeded): AuditSource => ({ clientId: t.summary.clientId, ip: '127.0.0.1' });
 
 const bareList = (t: Seeded): ServerSpec => ({
   args: ['--import', 'tsx', 'bench/baseline-list.ts'],
@@ -135,9 +139,11 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   const last = first + rows - 1;
   const updateJob: BareUpdateJob = {
     databaseUrl: t.url, sqliteFile: SQLITE_FILE, first, last, statuses: ['Bare A', 'Bare B'], warmups: UPDATE_WARMUPS, iterations: UPDATE_ITERATIONS,
+    audit: auditSource(t),
   };
   const bareUpdate = await measureDirect(
-    announce(`bare UPDATE, ${db}`, `${UPDATE_WARMUPS} warm-ups + ${UPDATE_ITERATIONS} UPDATEs of ids ${first}–${last}, no HTTP`), 'bench/bare-update.ts', updateJob);
+    announce(`bare UPDATE, ${db}`,
+      `${UPDATE_WARMUPS} warm-ups + ${UPDATE_ITERATIONS} UPDATEs of ids ${first}–${last} of bare_assets with their audit rows, no HTTP`), 'bench/bare-update.ts', updateJob);
   const w6Path = `/3.0/assets/id+${first}/id-${last}`;
   const w6: Loader = {
     script: 'bench/sequential.ts',
