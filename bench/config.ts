@@ -33,6 +33,11 @@ export const UPDATE_ROWS = 5000;
 export const UPDATE_ITERATIONS = 15;
 export const UPDATE_WARMUPS = 2;
 
+/** W7 and the bare INSERT: new assets per request (the most one PUT takes), timed iterations after the warm-ups. */
+export const INSERT_ROWS = 1000;
+export const INSERT_ITERATIONS = 10;
+export const INSERT_WARMUPS = 2;
+
 /** The ratios of the issue and their targets. */
 export const TARGETS = {
   w1VsStatic: { sqlite: 0.3, postgres: 0.2 },
@@ -40,14 +45,16 @@ export const TARGETS = {
   w2PgVsSqlite: 0.5,
   w3VsW2: 0.5,
   w6VsBareUpdate: 3,
+  w7VsBareInsert: 3,
+  w7FullVsEmpty: 1.2,
   rssMiB: 200,
   p50AtQuarterMs: 5,
 } as const;
 
 export const BENCH_DIR = resolve('.bench');
+/** DATA_DIR of the SQLite stores: the workloads' (BENCH_ROWS assets) and W7's empty one. */
 export const SQLITE_DIR = join(BENCH_DIR, 'sqlite');
-/** The file the service opens under DATA_DIR=SQLITE_DIR (src/db/database.ts). */
-export const SQLITE_FILE = join(SQLITE_DIR, 'asset-tracker.sqlite');
+export const EMPTY_DIR = join(BENCH_DIR, 'empty');
 /** DATA_DIR of the CSV export's store, apart from the workloads' (which W6 changes). */
 export const EXPORT_DIR = join(BENCH_DIR, 'export');
 export const TLS_FILES = {

@@ -7,6 +7,7 @@ import type { Database } from '../src/db/database.ts';
 import { runReminders } from '../src/jobs/reminders.ts';
 import { addDays, addMonths, formatDatetime, systemClock } from '../src/model/dates.ts';
 import type { Engine } from './config.ts';
+import { MAKERS, PERIODS, random, TYPES } from './new-assets.ts';
 import { type AssetRow, type BenchTables, insertAssets, insertReminders } from './seed-insert.ts';
 
 export interface SeedOptions {
@@ -26,6 +27,8 @@ export interface SeedSummary {
   readonly overdueInScope: number;
   /** Reminders written by the seed, and what the real reminder job still did after it (should be ~0). */
   readonly reminders: { readonly seeded: number; readonly jobCreated: number; readonly jobDelivered: number };
+  /** The locations and departments of the certificate's company (new assets point at them). */
+  readonly places: { readonly locations: readonly number[]; readonly departments: readonly number[] };
 }
 
 // 10 companies: the benchmarked certificate belongs to Bench Holdings, whose scope is
@@ -39,20 +42,7 @@ const CHUNK = 10_000;
 
 const LOCATIONS = ['Calibration lab', 'Workshop', 'Warehouse', 'Service van 1', 'Service van 2'];
 const DEPARTMENTS = ['Quality', 'Production', 'Maintenance'];
-const TYPES = ['Torque wrench', 'Multimeter', 'Pressure gauge', 'Scale'];
-const MAKERS = [['Norbar', 'TTi 100'], ['Fluke', '87V'], ['WIKA', 'CPG1500'], ['Mettler Toledo', 'ICS425'], ['Keysight', 'U1282A']];
 const STATUSES = ['Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Out for repair', 'Retired'];
-const PERIODS = [6, 12, 12, 12, 24, 36];
-
-/** mulberry32: small, fast, deterministic. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function seedBench(database: Database, o: SeedOptions): Promise<SeedSummary> {
   const rnd = random(20171009);
@@ -105,8 +95,9 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
   const seeded = await insertReminders(database, o.engine, o.today);
   const run = await runReminders(database, systemClock);
   const assetsInScope = Math.min(total, perCompany * IN_SCOPE);
+  const root = refs.get(ids[0]!)!;
   return {
-    reminders: { seeded, jobCreated: run.created, jobDelivered: run.delivered },
+    reminders: { seeded, jobCreated: run.created, jobDelivered: run.delivered }, places: { locations: root.loc, departments: root.dep },
     companies: tree.map(([name, parent], i) => ({ id: ids[i]!, name, parentId: parent === null ? null : ids[parent]!, inScope: i < IN_SCOPE })),
     clientId: client.id, assetsTotal: total, assetsInScope, overdueInScope,
     scopeIds: await scopeIds(database, ids.slice(0, IN_SCOPE), assetsInScope),
@@ -114,6 +105,7 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
 }
 
 async function scopeIds(database: Database, scope: readonly number[], expected: number): Promise<{ first: number; last: number }> {
+  if (expected === 0) return { first: 0, last: -1 };
   const { rows } = await sql<{ first: number; last: number; n: number }>`SELECT MIN(id) AS first, MAX(id) AS last, COUNT(*) AS n
     FROM assets WHERE company_id IN (${sql.join(scope)})`.execute(database.db);
   const first = Number(rows[0]?.first);

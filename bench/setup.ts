@@ -41,8 +41,8 @@ export async function seed(engine: Engine, url: string | undefined, certPem: str
     if (wrong) throw new Error(`the bare tables: ${wrong}`);
     // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
     if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);
-    say(`seeded ${summary.assetsTotal} assets and ${summary.reminders.seeded} reminders into ${engineLabel(engine)}`
-      + ` (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const made = ` and ${summary.reminders.seeded} reminders (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}),`;
+    say(`seeded ${summary.assetsTotal} assets${made} and the bare tables into ${engineLabel(engine)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return summary;
   } finally {
     await database.close();
