@@ -1,9 +1,10 @@
 // The printed results: one table per database, the issue's ratios beside their
-// targets, the CSV export, and what failed.
+// targets, the stall table (report-stall.ts), the CSV export, and what failed.
 import { INSERT_ROWS, TARGETS, say } from './config.ts';
 import type { EngineResults } from './engine-run.ts';
 import type { Row } from './measure.ts';
 import { mib, ms, printColumns, printRatios, type Ratio } from './report-format.ts';
+import { csvImportRatio, printStall, stallFailures } from './report-stall.ts';
 import { engineLabel } from './setup.ts';
 
 function printTable(title: string, rows: readonly (readonly [string, Row])[]): void {
@@ -51,6 +52,7 @@ export function printEngine(results: EngineResults, sqlite: EngineResults | null
     { name: 'W7 ÷ bare INSERT (+ audit), empty store', value: median(empty.w7) / median(empty.bare), compare: '≤', target: TARGETS.w7VsBareInsert },
     { name: `W7 ÷ bare INSERT (+ audit), ${full.storeAssets} assets`, value: median(full.w7) / median(full.bare), compare: '≤', target: TARGETS.w7VsBareInsert },
     { name: `W7 at ${full.storeAssets} assets ÷ W7 on the empty store`, value: median(full.w7) / median(empty.w7), compare: '≤', target: TARGETS.w7FullVsEmpty },
+    csvImportRatio(results.stall.csvImport),
     { name: 'service peak RSS under load', value: peak, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' },
   ];
   if (run.quarter) ratios.push({ name: 'W2 p50 at 25 % of peak', value: run.quarter.load.latencyMs.p50, compare: '<', target: TARGETS.p50AtQuarterMs, unit: 'ms' });
@@ -73,6 +75,7 @@ export function printEngine(results: EngineResults, sqlite: EngineResults | null
   if (noisy.length > 0) {
     say(`WARNING: other processes used CPU during ${noisy.map(([name]) => name).join(', ')}; those numbers are low and noisy`);
   }
+  printStall(results);
 }
 
 export function printNotes(withQuarter: boolean): void {
@@ -92,7 +95,7 @@ export function printExport(r: Row): void {
   printRatios([{ name: 'service peak RSS, export streamed', value: r.peakRssMiB ?? NaN, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' }]);
 }
 
-/** Prints each measurement that saw a wrong answer (status, body); returns whether there was one. */
+/** Prints each measurement that saw a wrong answer (status, body) or a failed background run; returns whether there was one. */
 export function printFailures(exported: Row, runs: readonly EngineResults[] = []): boolean {
   const rows = [exported, ...runs.flatMap(({ main: r, inserts: i }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6,
     ...(r.quarter ? [r.quarter] : []), i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
@@ -101,5 +104,7 @@ export function printFailures(exported: Row, runs: readonly EngineResults[] = []
     process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`
       + `  first unexpected body: ${r.load.firstMismatch ?? '(none: non-2xx or connection errors only)'}\n`);
   }
-  return failed.length > 0;
+  const stalled = runs.flatMap(stallFailures);
+  for (const line of stalled) process.stderr.write(`\nFAILED ${line}\n`);
+  return failed.length + stalled.length > 0;
 }

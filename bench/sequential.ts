@@ -1,5 +1,6 @@
-// The client of W6 and W7 (pinned by measure.ts): one request at a time over one
-// keep-alive mTLS connection, each timed from sending to the last byte of the answer and its status and body checked. Its
+// The client of W6, W7, the CSV import and the stall workload's writes (pinned by
+// measure.ts): one request at a time over one keep-alive mTLS connection, each timed
+// from sending to the last byte of the answer and its status and body checked. Its
 // bodies are given (W6 alternates two, so that every request really changes the rows)
 // or made here, untimed, before each request: new assets (new-assets.ts), a batch of
 // their own per request, as JSON or as CSV. Reads its job as JSON from argv[2];

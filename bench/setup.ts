@@ -25,8 +25,8 @@ export function writeCertificates(): string {
 
 export const engineLabel = (engine: Engine) => (engine === 'postgres' ? 'PostgreSQL' : 'SQLite');
 
-/** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies. */
-export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number }
+/** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies (see SeedOptions for `due`). */
+export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number; readonly due?: boolean }
 
 /** Migrates, seeds and copies the bare tables; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
 export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string,
@@ -35,13 +35,15 @@ export async function seed(engine: Engine, url: string | undefined, certPem: str
   const database = openDatabase({ url, dataDir: target.dataDir });
   try {
     await migrate(database.db);
-    const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies });
+    const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies, due: target.due });
     await createBareTables(database, engine);
     const wrong = await checkBareTables(database, engine);
     if (wrong) throw new Error(`the bare tables: ${wrong}`);
     // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
     if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);
-    const made = ` and ${summary.reminders.seeded} reminders (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}),`;
+    const made = target.due
+      ? `, ${summary.dueTotal} of them due, no reminders made, a user taking reminders in each company,`
+      : ` and ${summary.reminders.seeded} reminders (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}),`;
     say(`seeded ${summary.assetsTotal} assets${made} and the bare tables into ${engineLabel(engine)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return summary;
   } finally {
