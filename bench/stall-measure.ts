@@ -135,7 +135,9 @@ export async function measureStall(label: string, server: ServerSpec, probe: Pro
       await sleep(beside.seconds * 1000);
       to = Date.now();
     } else if (beside.kind === 'first run') {
-      const timedOut = await Promise.race([log.ended.then(() => false), sleep(beside.timeoutSeconds * 1000).then(() => true)]);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([log.ended.then(() => false), new Promise<boolean>((r) => { timer = setTimeout(() => r(true), beside.timeoutSeconds * 1000); })]);
+      clearTimeout(timer);
       if (timedOut) problems.push(`the first background run had not ended after ${beside.timeoutSeconds} s`);
       to = log.run?.at ?? Date.now();
     } else {
