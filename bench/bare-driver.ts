@@ -1,4 +1,4 @@
-// The bare baselines' database access: the statements of bare-sql.ts prepared once
+// Bare W2's database access: the statements of bare-sql.ts prepared once
 // (better-sqlite3 `prepare`; pg named statements, prepared once per connection),
 // rows as arrays in select-list order.
 import BetterSqlite3 from '../src/db/better-sqlite3.ts';
@@ -16,8 +16,6 @@ export interface BareDriver {
   page(root: number, before: string): Promise<readonly BareRow[]>;
   /** The files of these assets, `upload_endpoint` holding the token. */
   files(assetIds: readonly number[]): Promise<readonly BareRow[]>;
-  /** Rows changed. */
-  update(status: string, modified: string, first: number, last: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -47,13 +45,11 @@ function openSqlite(file: string): BareDriver {
   const count = prepare(BARE_SQL.count('sqlite')).pluck();
   const page = prepare(BARE_SQL.page('sqlite')).raw();
   const files = prepare(BARE_SQL.files('sqlite')).raw();
-  const update = prepare(BARE_SQL.update);
   return {
     clientCompany: async (fingerprint) => (client.get({ fingerprint }) as number | undefined) ?? null,
     count: async (root, before) => count.get({ root, before }) as number,
     page: async (root, before) => page.all({ root, before }) as BareRow[],
     files: async (ids) => files.all({ ids: JSON.stringify(ids) }) as BareRow[],
-    update: async (status, modified, first, last) => update.run({ status, modified, first, last }).changes,
     close: async () => { db.close(); },
   };
 }
@@ -62,12 +58,16 @@ const INT8 = 20;
 const JSON_OID = 114;
 // int8 → number (ids stay far below 2^53); json → its text as stored.
 const parsers: Record<number, (v: string) => Value> = { [INT8]: Number, [JSON_OID]: (v) => v };
+/** The type parsers of the bare baselines' pg connections. */
+export const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
 
 function openPostgres(url: string, poolSize: number): BareDriver {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser },
+    types: pgTypes,
   });
   pool.on('error', () => {});
   const statement = (name: string, sqlText: string) => {
@@ -78,19 +78,19 @@ function openPostgres(url: string, poolSize: number): BareDriver {
   const count = statement('bare_count', BARE_SQL.count('postgres'));
   const page = statement('bare_page', BARE_SQL.page('postgres'));
   const files = statement('bare_files', BARE_SQL.files('postgres'));
-  const update = statement('bare_update', BARE_SQL.update);
   const rows = (r: { rows: unknown[][] }) => r.rows as BareRow[];
   return {
     clientCompany: async (fingerprint) => ((await client({ fingerprint })).rows[0]?.[0] as number | undefined) ?? null,
     count: async (root, before) => Number((await count({ root, before })).rows[0]![0]),
     page: (root, before) => page({ root, before }).then(rows),
     files: (ids) => files({ ids: JSON.stringify(ids) }).then(rows),
-    update: async (status, modified, first, last) => (await update({ status, modified, first, last })).rowCount ?? 0,
     close: () => pool.end(),
   };
 }
 
+export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url);
+
 /** PostgreSQL when `url` is a postgres:// URL, else the SQLite file. */
 export function openBareDriver(url: string | undefined, sqliteFile: string, poolSize = 10): BareDriver {
-  return url && /^postgres(ql)?:\/\//.test(url) ? openPostgres(url, poolSize) : openSqlite(sqliteFile);
+  return url && isPostgresUrl(url) ? openPostgres(url, poolSize) : openSqlite(sqliteFile);
 }

@@ -1,7 +1,7 @@
-// The SQL of the bare baselines, in one place: what the service must do for W2
-// (who is the certificate, how many assets match, the page with its embeds, their
-// files) and the bare UPDATE that W6 is compared with, as one would write it by
-// hand against the same schema. Placeholders are `:name`; bare-driver.ts turns them
+// The SQL of bare W2, in one place: what the service must do for W2 (who is the
+// certificate, how many assets match, the page with its embeds, their files), as
+// one would write it by hand against the same schema (the bare writes, W6's and
+// W7's baselines, are in bare-writes.ts). Placeholders are `:name`; bare-driver.ts turns them
 // into each engine's own.
 
 import { type Engine, PAGE_SIZE } from './config.ts';
@@ -73,5 +73,4 @@ export const BARE_SQL = {
     const list = FILE_COLUMNS.map((c) => (c === 'upload_endpoint' ? 'f.token' : `f.${c}`)).join(', ');
     return `SELECT ${list} FROM files f WHERE f.asset_id IN (${ids}) ORDER BY f.id`;
   },
-  update: 'UPDATE assets SET status = :status, modified = :modified, version = version + 1 WHERE id BETWEEN :first AND :last',
 } as const;

@@ -8,7 +8,9 @@ export type Check =
     readonly kind: 'assets'; readonly totalRecords: number; readonly pageSize: number; readonly page: number;
     readonly scope: readonly number[]; readonly before?: string; readonly id?: number;
   }
-  | { readonly kind: 'updated'; readonly records: number };
+  | { readonly kind: 'updated'; readonly records: number }
+  /** A PUT's answer: `records` new records and as many distinct ids, ascending. */
+  | { readonly kind: 'inserted'; readonly records: number };
 
 /** Member order of the envelope, of an asset and of its embeds, as the service writes them. */
 const REQUEST_KEYS = 'url,endpoint,requested_version,api_version,request_method,timestamp,session';
@@ -71,6 +73,17 @@ export function problemOf(text: string, path: string, check: Check): string | nu
   let body: unknown;
   try { body = JSON.parse(text); } catch { return 'not JSON'; }
   if (!isObject(body)) return 'not an object';
+  if (check.kind === 'inserted') {
+    if (keysOf(body) !== 'request,response') return `envelope members ${keysOf(body)}`;
+    const r = body.response;
+    if (!isObject(r) || keysOf(r) !== 'records_inserted,ids' || r.records_inserted !== check.records) return `records_inserted ${isObject(r) ? String(r.records_inserted) : String(r)} != ${check.records}`;
+    const ids = r.ids;
+    if (!Array.isArray(ids) || ids.length !== check.records) return `${Array.isArray(ids) ? ids.length : 'no'} ids for ${check.records} records`;
+    for (let i = 0; i < ids.length; i++) {
+      if (!Number.isInteger(ids[i]) || (i > 0 && (ids[i] as number) <= (ids[i - 1] as number))) return `ids not distinct ascending integers at ${i}`;
+    }
+    return requestProblem(body, path, 'Put');
+  }
   if (check.kind === 'updated') {
     if (keysOf(body) !== 'request,response') return `envelope members ${keysOf(body)}`;
     const r = body.response;

@@ -33,6 +33,23 @@ export const UPDATE_ROWS = 5000;
 export const UPDATE_ITERATIONS = 15;
 export const UPDATE_WARMUPS = 2;
 
+/** W7 and the bare INSERT: new assets per request (the most one PUT takes), timed iterations after the warm-ups. */
+export const INSERT_ROWS = 1000;
+export const INSERT_ITERATIONS = 10;
+export const INSERT_WARMUPS = 2;
+
+/**
+ * The stall workload: the probe's requests per second, how long it probes an idle
+ * server, for how long (at least) (c) POSTs, and how long (a) may wait for the
+ * first reminder run to end; its CSV import and its due store have BENCH_ROWS rows,
+ * at most 100,000 (a million rows' CSV would pass IMPORT_MAX_BYTES).
+ */
+export const STALL_ROWS = Math.min(ROWS, 100_000);
+export const PROBE_RATE = 20;
+export const IDLE_PROBE_SECONDS = 10;
+export const STALL_POST_SECONDS = 10;
+export const FIRST_RUN_TIMEOUT_SECONDS = 900;
+
 /** The ratios of the issue and their targets. */
 export const TARGETS = {
   w1VsStatic: { sqlite: 0.3, postgres: 0.2 },
@@ -40,14 +57,20 @@ export const TARGETS = {
   w2PgVsSqlite: 0.5,
   w3VsW2: 0.5,
   w6VsBareUpdate: 3,
+  w7VsBareInsert: 3,
+  w7FullVsEmpty: 1.2,
   rssMiB: 200,
   p50AtQuarterMs: 5,
+  /** The stall workload's probe, in each part. */
+  probeP99Ms: 50,
+  probeMaxMs: 250,
 } as const;
 
 export const BENCH_DIR = resolve('.bench');
+/** DATA_DIR of the SQLite stores: the workloads' (BENCH_ROWS assets), W7's empty one, the stall workload's due one. */
 export const SQLITE_DIR = join(BENCH_DIR, 'sqlite');
-/** The file the service opens under DATA_DIR=SQLITE_DIR (src/db/database.ts). */
-export const SQLITE_FILE = join(SQLITE_DIR, 'asset-tracker.sqlite');
+export const EMPTY_DIR = join(BENCH_DIR, 'empty');
+export const DUE_DIR = join(BENCH_DIR, 'due');
 /** DATA_DIR of the CSV export's store, apart from the workloads' (which W6 changes). */
 export const EXPORT_DIR = join(BENCH_DIR, 'export');
 export const TLS_FILES = {

@@ -12,4 +12,4 @@ import { writeCertificates } from './setup.ts';
 const certPem = existsSync(TLS_FILES.clientCert) ? readFileSync(TLS_FILES.clientCert, 'utf8') : writeCertificates();
 const row = await runExport(certPem, formatDate(new Date()));
 printExport(row);
-process.exitCode = printFailures([row]) ? 1 : 0;
+process.exitCode = printFailures(row) ? 1 : 0;

@@ -29,7 +29,7 @@ export async function runExport(certPem: string, today: string): Promise<Row> {
   if (summary.assetsInScope !== EXPORT_ROWS) throw new Error(`the client's scope holds ${summary.assetsInScope} assets, not ${EXPORT_ROWS}`);
   return measureServer(
     announce('CSV export, SQLite', `one request, GET ${PATH} with Accept: text/csv, ${EXPORT_ROWS} rows expected`),
-    service({ url: undefined }, undefined, EXPORT_DIR),
+    service({ url: undefined, dataDir: EXPORT_DIR }),
     {
       script: 'bench/export-client.ts',
       job: (port): ExportJob => ({

@@ -21,8 +21,6 @@ export interface ServerSpec {
   /** node's arguments, e.g. ['dist/cli/main.js', 'serve']. */
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
-  /** Seconds to leave the server alone once it answers, before the load starts. */
-  readonly settleSeconds?: number;
 }
 
 /** A load generator's script and its job (passed as JSON in argv[2]). */
@@ -33,7 +31,23 @@ export interface Loader {
 
 let pinning: boolean | undefined;
 /** Whether processes are pinned to cores (checked, and any warning printed, once). */
-const pinned = () => (pinning ??= pinningAvailable());
+export const pinned = (): boolean => (pinning ??= pinningAvailable());
+
+/** Starts the server on core 0 and waits until it answers; `started` sees the child before its first output. */
+export async function startServer(server: ServerSpec, started: (child: Child) => void = () => {}): Promise<{ child: Child; port: number }> {
+  const port = await freePort();
+  const child = startNode(pinned(), 0, server.args, {
+    ...server.env, PORT: String(port), TLS_CERT_FILE: TLS_FILES.serverCert, TLS_KEY_FILE: TLS_FILES.serverKey,
+  });
+  started(child);
+  try {
+    await waitHealthy(child, port);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return { child, port };
+}
 
 /** Runs a loader to its end; `onMeasuring` is called when it announces its measured part. */
 async function runLoader(core: number, script: string, job: object, onMeasuring: () => void): Promise<LoadResult> {
@@ -57,15 +71,10 @@ async function runLoader(core: number, script: string, job: object, onMeasuring:
 const otherCpu = (busySeconds: number, serverCpuSeconds: number, load: LoadResult) =>
   Math.max(0, (100 * (busySeconds - serverCpuSeconds - (load.clientCpuPercent / 100) * load.seconds)) / load.seconds);
 
-/** Starts the server on core 0, loads it from core 1, and returns the measured run. */
+/** Starts the server on core 0, loads it from core 1 as soon as it answers, and returns the measured run. */
 export async function measureServer(label: string, server: ServerSpec, loader: Loader): Promise<Row> {
-  const port = await freePort();
-  const child = startNode(pinned(), 0, server.args, {
-    ...server.env, PORT: String(port), TLS_CERT_FILE: TLS_FILES.serverCert, TLS_KEY_FILE: TLS_FILES.serverKey,
-  });
+  const { child, port } = await startServer(server);
   try {
-    await waitHealthy(child, port);
-    await new Promise((r) => setTimeout(r, (server.settleSeconds ?? 0) * 1000));
     let cpuAtStart = 0;
     let busyAtStart = 0;
     const load = await runLoader(1, loader.script, loader.job(port), () => {

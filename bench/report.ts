@@ -1,11 +1,11 @@
-// The printed results: one table per database and the issue's ratios beside their targets.
-import { TARGETS, say } from './config.ts';
+// The printed results: one table per database, the issue's ratios beside their
+// targets, the stall table (report-stall.ts), the CSV export, and what failed.
+import { INSERT_ROWS, TARGETS, say } from './config.ts';
+import type { EngineResults } from './engine-run.ts';
 import type { Row } from './measure.ts';
+import { mib, ms, printColumns, printRatios, type Ratio } from './report-format.ts';
+import { csvImportRatio, printStall, stallFailures } from './report-stall.ts';
 import { engineLabel } from './setup.ts';
-import type { EngineRun } from './workloads.ts';
-
-const ms = (v: number | null) => (v === null ? '-' : Number.isInteger(v) || v >= 100 ? v.toFixed(0) : v.toFixed(1));
-const mib = (v: number | null) => (v === null ? '-' : v.toFixed(0));
 
 function printTable(title: string, rows: readonly (readonly [string, Row])[]): void {
   const header = ['workload', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'loadgen CPU', 'other CPU', 'RSS MiB (peak)'];
@@ -17,39 +17,27 @@ function printTable(title: string, rows: readonly (readonly [string, Row])[]): v
   printColumns(title, header, cells);
 }
 
-/** A table: the first column left-aligned, the others right-aligned. */
-function printColumns(title: string, header: readonly string[], cells: readonly (readonly string[])[]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const format = (c: readonly string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
-  say(`\n${title}\n${format(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${cells.map(format).join('\n')}`);
-}
+const median = (r: Row) => r.load.latencyMs.p50;
 
-interface Ratio { readonly name: string; readonly value: number; readonly compare: '≥' | '≤' | '<'; readonly target: number; readonly unit?: string }
-
-function printRatios(ratios: readonly Ratio[]): void {
-  const width = Math.max(...ratios.map((r) => r.name.length));
-  for (const r of ratios) {
-    const pass = r.compare === '≥' ? r.value >= r.target : r.compare === '≤' ? r.value <= r.target : r.value < r.target;
-    // Three digits: a ratio just under its target must not read as the target (0.299 is no 0.30).
-    const value = r.unit ? `${ms(r.value)} ${r.unit}` : r.value.toPrecision(3);
-    const target = `${r.compare} ${r.target}${r.unit ? ` ${r.unit}` : ''}`;
-    say(`  ${r.name.padEnd(width)}  ${value.padStart(9)}   target ${target.padEnd(10)}  ${pass ? 'PASS' : 'MISS'}`);
-  }
-}
-
-/** The table and ratios of one database; `sqlite` is the SQLite run when this one is PostgreSQL. */
-export function printEngine(run: EngineRun, sqlite: EngineRun | null): void {
+/** The tables and ratios of one database; `sqlite` is the SQLite run when this one is PostgreSQL. */
+export function printEngine(results: EngineResults, sqlite: EngineResults | null): void {
+  const run = results.main;
+  const { empty, full } = results.inserts;
   const { staticRow } = run;
   const db = engineLabel(run.engine);
   const rows: [string, Row][] = [
     ['(a) bare Fastify, static 1 KB', staticRow],
     ['bare W2 (Fastify + driver)', run.bareW2],
-    [`bare UPDATE ${run.updatedRows} rows, no HTTP`, run.bareUpdate],
+    [`bare UPDATE ${run.updatedRows} rows + audit, no HTTP`, run.bareUpdate],
     ['W1 GET assets.id=N', run.w1],
     ['W1, rate limiter off', run.w1Unlimited],
     ['W2 GET next_check<today', run.w2],
     ['W3 W2 at page=101', run.w3],
     [`W6 POST ${run.updatedRows} rows, sequential`, run.w6],
+    [`bare INSERT ${INSERT_ROWS} + audit, ${full.storeAssets} assets`, full.bare],
+    [`W7 PUT ${INSERT_ROWS} assets, ${full.storeAssets} assets`, full.w7],
+    [`bare INSERT ${INSERT_ROWS} + audit, empty store`, empty.bare],
+    [`W7 PUT ${INSERT_ROWS} assets, empty store`, empty.w7],
   ];
   if (run.quarter) rows.push(['W2 at 25 % of W2 req/s', run.quarter]);
   printTable(`${db}:`, rows);
@@ -58,16 +46,22 @@ export function printEngine(run: EngineRun, sqlite: EngineRun | null): void {
   const ratios: Ratio[] = [
     { name: 'W1 ÷ (a)', value: run.w1.load.reqPerSec / staticRow.load.reqPerSec, compare: '≥', target: TARGETS.w1VsStatic[run.engine] },
     { name: 'W2 ÷ bare W2', value: run.w2.load.reqPerSec / run.bareW2.load.reqPerSec, compare: '≥', target: TARGETS.w2VsBare[run.engine] },
-    ...(sqlite ? [{ name: 'W2 (PostgreSQL) ÷ W2 (SQLite)', value: run.w2.load.reqPerSec / sqlite.w2.load.reqPerSec, compare: '≥' as const, target: TARGETS.w2PgVsSqlite }] : []),
+    ...(sqlite ? [{ name: 'W2 (PostgreSQL) ÷ W2 (SQLite)', value: run.w2.load.reqPerSec / sqlite.main.w2.load.reqPerSec, compare: '≥' as const, target: TARGETS.w2PgVsSqlite }] : []),
     { name: 'W3 ÷ W2', value: run.w3.load.reqPerSec / run.w2.load.reqPerSec, compare: '≥', target: TARGETS.w3VsW2 },
-    { name: 'W6 median ÷ bare UPDATE median', value: run.w6.load.latencyMs.p50 / run.bareUpdate.load.latencyMs.p50, compare: '≤', target: TARGETS.w6VsBareUpdate },
+    { name: 'W6 median ÷ bare UPDATE (+ audit) median', value: median(run.w6) / median(run.bareUpdate), compare: '≤', target: TARGETS.w6VsBareUpdate },
+    { name: 'W7 ÷ bare INSERT (+ audit), empty store', value: median(empty.w7) / median(empty.bare), compare: '≤', target: TARGETS.w7VsBareInsert },
+    { name: `W7 ÷ bare INSERT (+ audit), ${full.storeAssets} assets`, value: median(full.w7) / median(full.bare), compare: '≤', target: TARGETS.w7VsBareInsert },
+    { name: `W7 at ${full.storeAssets} assets ÷ W7 on the empty store`, value: median(full.w7) / median(empty.w7), compare: '≤', target: TARGETS.w7FullVsEmpty },
+    csvImportRatio(results.stall.csvImport),
     { name: 'service peak RSS under load', value: peak, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' },
   ];
   if (run.quarter) ratios.push({ name: 'W2 p50 at 25 % of peak', value: run.quarter.load.latencyMs.p50, compare: '<', target: TARGETS.p50AtQuarterMs, unit: 'ms' });
   say(`ratios, ${db}:`);
   printRatios(ratios);
-  say(`  W6: median ${ms(run.w6.load.latencyMs.p50)} ms, p90 ${ms(run.w6.load.latencyMs.p90)} ms per request;`
-    + ` bare UPDATE: median ${ms(run.bareUpdate.load.latencyMs.p50)} ms, p90 ${ms(run.bareUpdate.load.latencyMs.p90)} ms`);
+  say(`  W6: median ${ms(median(run.w6))} ms, p90 ${ms(run.w6.load.latencyMs.p90)} ms per request;`
+    + ` bare UPDATE + audit: median ${ms(median(run.bareUpdate))} ms, p90 ${ms(run.bareUpdate.load.latencyMs.p90)} ms`);
+  say(`  W7: median ${ms(median(empty.w7))} ms on the empty store, ${ms(median(full.w7))} ms at ${full.storeAssets} assets;`
+    + ` bare INSERT + audit: median ${ms(median(empty.bare))} ms and ${ms(median(full.bare))} ms`);
   const cpuPerRequest = (r: Row) => (r.serverCpuPercent * 10_000) / r.load.reqPerSec;
   say(`  rate limiter: ${(cpuPerRequest(run.w1) - cpuPerRequest(run.w1Unlimited)).toFixed(1)} µs of server CPU per request`
     + ` (W1 ${cpuPerRequest(run.w1).toFixed(1)} µs with it, ${cpuPerRequest(run.w1Unlimited).toFixed(1)} µs without)`);
@@ -81,10 +75,11 @@ export function printEngine(run: EngineRun, sqlite: EngineRun | null): void {
   if (noisy.length > 0) {
     say(`WARNING: other processes used CPU during ${noisy.map(([name]) => name).join(', ')}; those numbers are low and noisy`);
   }
+  printStall(results);
 }
 
 export function printNotes(withQuarter: boolean): void {
-  say('\nautocannon latencies have 1 ms resolution; W6 and bare UPDATE are timed per request (median in p50, no p99 of 15)'
+  say('\nautocannon latencies have 1 ms resolution; W6, W7 and the bare UPDATE and INSERT are timed per request (median in p50, no p99 of 15)'
     + `${withQuarter ? ', the 25 % run per request from when it was due (requests evenly spaced)' : ''}; CPU 100% = one core; RSS measured after the run;`
     + ' "other CPU" is what the rest of the machine used meanwhile (on PostgreSQL the database backends are in it, so no noise warning there)');
 }
@@ -100,12 +95,16 @@ export function printExport(r: Row): void {
   printRatios([{ name: 'service peak RSS, export streamed', value: r.peakRssMiB ?? NaN, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' }]);
 }
 
-/** Prints each row whose load saw a problem (non-2xx, error, timeout, wrong body); returns whether there was one. */
-export function printFailures(rows: readonly Row[]): boolean {
+/** Prints each measurement that saw a wrong answer (status, body) or a failed background run; returns whether there was one. */
+export function printFailures(exported: Row, runs: readonly EngineResults[] = []): boolean {
+  const rows = [exported, ...runs.flatMap(({ main: r, inserts: i }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6,
+    ...(r.quarter ? [r.quarter] : []), i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
   const failed = rows.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
   for (const r of failed) {
     process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`
       + `  first unexpected body: ${r.load.firstMismatch ?? '(none: non-2xx or connection errors only)'}\n`);
   }
-  return failed.length > 0;
+  const stalled = runs.flatMap(stallFailures);
+  for (const line of stalled) process.stderr.write(`\nFAILED ${line}\n`);
+  return failed.length + stalled.length > 0;
 }

@@ -2,17 +2,25 @@
 // seed-insert.ts) — the API would take minutes for 100k assets.
 // Deterministic: the same seed gives the same rows, dates relative to `today`.
 import { sql } from 'kysely';
-import { addClient, addCompany } from '../src/admin.ts';
+import { addClient, addCompany, addUser } from '../src/admin.ts';
 import type { Database } from '../src/db/database.ts';
 import { runReminders } from '../src/jobs/reminders.ts';
 import { addDays, addMonths, formatDatetime, systemClock } from '../src/model/dates.ts';
 import type { Engine } from './config.ts';
+import { MAKERS, PERIODS, random, TYPES } from './new-assets.ts';
 import { type AssetRow, type BenchTables, insertAssets, insertReminders } from './seed-insert.ts';
 
 export interface SeedOptions {
   readonly engine: Engine; readonly certPem: string; readonly today: string; readonly assets?: number;
   /** Only the first n companies of the tree (the CSV export seeds one); default all 10. */
   readonly companies?: number;
+  /**
+   * The stall workload's store for the first reminder run: next_check within the
+   * reminder window or overdue (most assets due), no reminders made, and a user
+   * taking reminders in each company. Otherwise next_check is spread over ±2 years
+   * and the reminders a live service would long have made are written.
+   */
+  readonly due?: boolean;
 }
 
 export interface SeedSummary {
@@ -24,8 +32,14 @@ export interface SeedSummary {
   readonly scopeIds: { readonly first: number; readonly last: number };
   /** Assets in the client's scope with next_check < today: what `next_check<today` must count. */
   readonly overdueInScope: number;
-  /** Reminders written by the seed, and what the real reminder job still did after it (should be ~0). */
+  /** Reminders written by the seed, and what the real reminder job still did after it (should be ~0; none of it for a `due` store). */
   readonly reminders: { readonly seeded: number; readonly jobCreated: number; readonly jobDelivered: number };
+  /** Assets a reminder run must remind (next_check within 30 days or past, not Retired), over all companies. */
+  readonly dueTotal: number;
+  /** Users taking reminders, per company. */
+  readonly usersPerCompany: number;
+  /** The locations and departments of the certificate's company (new assets point at them). */
+  readonly places: { readonly locations: readonly number[]; readonly departments: readonly number[] };
 }
 
 // 10 companies: the benchmarked certificate belongs to Bench Holdings, whose scope is
@@ -36,23 +50,12 @@ const TREE: readonly [name: string, parent: number | null][] = [
 ];
 const IN_SCOPE = 4;
 const CHUNK = 10_000;
+/** The reminder window of a company without `data.reminder_days` (src/jobs/reminders.ts). */
+const WINDOW_DAYS = 30;
 
 const LOCATIONS = ['Calibration lab', 'Workshop', 'Warehouse', 'Service van 1', 'Service van 2'];
 const DEPARTMENTS = ['Quality', 'Production', 'Maintenance'];
-const TYPES = ['Torque wrench', 'Multimeter', 'Pressure gauge', 'Scale'];
-const MAKERS = [['Norbar', 'TTi 100'], ['Fluke', '87V'], ['WIKA', 'CPG1500'], ['Mettler Toledo', 'ICS425'], ['Keysight', 'U1282A']];
 const STATUSES = ['Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Active', 'Out for repair', 'Retired'];
-const PERIODS = [6, 12, 12, 12, 24, 36];
-
-/** mulberry32: small, fast, deterministic. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function seedBench(database: Database, o: SeedOptions): Promise<SeedSummary> {
   const rnd = random(20171009);
@@ -77,7 +80,9 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
 
   const total = o.assets ?? 100_000;
   const perCompany = Math.ceil(total / ids.length);
+  const dueBy = addDays(o.today, WINDOW_DAYS);
   let overdueInScope = 0;
+  let dueTotal = 0;
   for (let start = 0; start < total; start += CHUNK) {
     const rows: AssetRow[] = [];
     for (let n = start; n < Math.min(start + CHUNK, total); n++) {
@@ -85,8 +90,8 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
       const companyId = ids[c]!;
       const r = refs.get(companyId)!;
       const period = pick(PERIODS);
-      // next_check spread over ±2 years around today; 4% never scheduled.
-      const nextCheck = rnd() < 0.04 ? null : addDays(o.today, Math.floor(rnd() * 1461) - 730);
+      // next_check spread over ±2 years around today (a due store: up to 2 years overdue, or within the window); 4% never scheduled.
+      const nextCheck = rnd() < 0.04 ? null : addDays(o.today, Math.floor(rnd() * (o.due ? 731 + WINDOW_DAYS : 1461)) - 730);
       if (c < IN_SCOPE && nextCheck !== null && nextCheck < o.today) overdueInScope++;
       const [maker, model] = pick(MAKERS);
       rows.push({
@@ -98,15 +103,24 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
         data: rnd() < 0.1 ? null : JSON.stringify({ costcode: `P-${10 + Math.floor(rnd() * 40)}`, manufacturer: maker, model, room: `B${1 + Math.floor(rnd() * 4)}-${100 + Math.floor(rnd() * 60)}` }),
         modified: now,
       });
+      const row = rows[rows.length - 1]!;
+      if (row.next_check !== null && row.next_check <= dueBy && row.status !== 'Retired') dueTotal++;
     }
     await insertAssets(database, o.engine, rows);
   }
 
-  const seeded = await insertReminders(database, o.engine, o.today);
-  const run = await runReminders(database, systemClock);
+  let reminders = { seeded: 0, jobCreated: 0, jobDelivered: 0 };
+  if (o.due) {
+    for (const [i, companyId] of ids.entries()) await addUser(database, { companyId, username: `bench.user${i + 1}`, email: `user${i + 1}@bench.test` });
+  } else {
+    const seeded = await insertReminders(database, o.engine, o.today);
+    const run = await runReminders(database, systemClock);
+    reminders = { seeded, jobCreated: run.created, jobDelivered: run.delivered };
+  }
   const assetsInScope = Math.min(total, perCompany * IN_SCOPE);
+  const root = refs.get(ids[0]!)!;
   return {
-    reminders: { seeded, jobCreated: run.created, jobDelivered: run.delivered },
+    reminders, dueTotal, usersPerCompany: o.due ? 1 : 0, places: { locations: root.loc, departments: root.dep },
     companies: tree.map(([name, parent], i) => ({ id: ids[i]!, name, parentId: parent === null ? null : ids[parent]!, inScope: i < IN_SCOPE })),
     clientId: client.id, assetsTotal: total, assetsInScope, overdueInScope,
     scopeIds: await scopeIds(database, ids.slice(0, IN_SCOPE), assetsInScope),
@@ -114,6 +128,7 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
 }
 
 async function scopeIds(database: Database, scope: readonly number[], expected: number): Promise<{ first: number; last: number }> {
+  if (expected === 0) return { first: 0, last: -1 };
   const { rows } = await sql<{ first: number; last: number; n: number }>`SELECT MIN(id) AS first, MAX(id) AS last, COUNT(*) AS n
     FROM assets WHERE company_id IN (${sql.join(scope)})`.execute(database.db);
   const first = Number(rows[0]?.first);

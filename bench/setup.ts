@@ -7,6 +7,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { prepareStore } from '../src/store.ts';
 import { createSelfSigned } from '../src/tls/x509.ts';
 import { BENCH_DIR, type Engine, PG_ADMIN_URL, PG_DATABASE, ROWS, say, SQLITE_DIR, TLS_FILES } from './config.ts';
+import { checkBareTables, createBareTables } from './bare-tables.ts';
 import { seedBench, type SeedSummary } from './seed.ts';
 
 /** Empties .bench/ and writes the server's and the client's certificates; returns the client's PEM. */
@@ -24,21 +25,26 @@ export function writeCertificates(): string {
 
 export const engineLabel = (engine: Engine) => (engine === 'postgres' ? 'PostgreSQL' : 'SQLite');
 
-/** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies. */
-export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number }
+/** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies (see SeedOptions for `due`). */
+export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number; readonly due?: boolean }
 
-/** Migrates and seeds; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
+/** Migrates, seeds and copies the bare tables; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
 export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string,
   target: SeedTarget = { dataDir: SQLITE_DIR, assets: ROWS }): Promise<SeedSummary> {
   const t0 = Date.now();
   const database = openDatabase({ url, dataDir: target.dataDir });
   try {
     await prepareStore(database);
-    const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies });
+    const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies, due: target.due });
+    await createBareTables(database, engine);
+    const wrong = await checkBareTables(database, engine);
+    if (wrong) throw new Error(`the bare tables: ${wrong}`);
     // What autovacuum soon does on a live PostgreSQL (statistics, visibility map); the service never runs ANALYZE on SQLite.
     if (engine === 'postgres') await sql`VACUUM ANALYZE`.execute(database.db);
-    say(`seeded ${summary.assetsTotal} assets and ${summary.reminders.seeded} reminders into ${engineLabel(engine)}`
-      + ` (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const made = target.due
+      ? `, ${summary.dueTotal} of them due, no reminders made, a user taking reminders in each company,`
+      : ` and ${summary.reminders.seeded} reminders (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}),`;
+    say(`seeded ${summary.assetsTotal} assets${made} and the bare tables into ${engineLabel(engine)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return summary;
   } finally {
     await database.close();

@@ -1,11 +1,15 @@
 // The workloads measured on one database: the bare baselines (bare W2, bare UPDATE)
 // and the service's W1, W2, W3 and W6 — plus, at 1M rows, W2 at a quarter of its
 // peak rate. Reads first, on the freshly seeded (and on PostgreSQL vacuumed)
-// data; the writes last.
+// data; the writes last. The load starts as soon as the service answers, so the
+// background run it makes 5 s after start-up (src/jobs/schedule.ts) lands in it, as
+// it would on a live service.
+import { join } from 'node:path';
 import type { BareUpdateJob } from './bare-update.ts';
+import type { AuditSource } from './bare-writes.ts';
 import type { Check } from './checks.ts';
 import {
-  CONNECTIONS, type Engine, HIGH_RATE_LIMIT, LATENCY_RUN_ROWS, PAGE_SIZE, ROWS, say, SECONDS, SQLITE_DIR, SQLITE_FILE, TLS_FILES,
+  CONNECTIONS, type Engine, HIGH_RATE_LIMIT, LATENCY_RUN_ROWS, PAGE_SIZE, ROWS, say, SECONDS, TLS_FILES,
   UPDATE_ITERATIONS, UPDATE_ROWS, UPDATE_WARMUPS, WARMUP,
 } from './config.ts';
 import type { LoadJob } from './load.ts';
@@ -20,6 +24,8 @@ export interface Seeded {
   readonly engine: Engine;
   /** postgres://… or undefined for SQLite. */
   readonly url: string | undefined;
+  /** DATA_DIR of the service: on SQLite its store is there. */
+  readonly dataDir: string;
   readonly summary: SeedSummary;
   readonly today: string;
 }
@@ -42,32 +48,27 @@ export interface EngineRun {
   readonly updatedRows: number;
 }
 
-/**
- * The service runs its background jobs (reminder run, session sweep) 5 s after it
- * starts (src/jobs/schedule.ts), then hourly. The load starts once this first run is
- * over, or ends within the warm-up, instead of landing in every measured window:
- * 6 s after the service answers; at 1M assets, whose run takes about 3 s alone and
- * longer beside the load (its statements hold SQLite, and so the event loop, for up
- * to 0.8 s each), 15 s. With 6 s there, W2 at a quarter of its rate read p50 1.2 ms
- * but p90 126 ms; without the run, p90 1.5–1.7 ms.
- */
-const SERVICE_SETTLE_SECONDS = ROWS >= LATENCY_RUN_ROWS ? 15 : 6;
+/** The SQLite file of a store (src/db/database.ts opens DATA_DIR/asset-tracker.sqlite). */
+export const sqliteFile = (t: Pick<Seeded, 'dataDir'>): string => join(t.dataDir, 'asset-tracker.sqlite');
+
+/** What the service writes into an audit entry of the benchmark certificate's requests. */
+export const auditSource = (t: Seeded): AuditSource => ({ clientId: t.summary.clientId, ip: '127.0.0.1' });
 
 /**
- * The service with its rate limiter on, at a limit the load never reaches (so
- * its cost is in every figure), or off (RATE_LIMIT=0) to measure that cost;
- * on SQLite it opens the store under `dataDir` (the CSV export has its own).
+ * The service with its rate limiter on, at a limit the load never reaches (so its
+ * cost is in every figure), or off (`rateLimit` '0') to measure that cost; on SQLite
+ * it opens the store under `t.dataDir`. It logs at `logLevel` (warn; the stall
+ * workload reads its `background jobs ran` line at info).
  */
-export const service = (t: Pick<Seeded, 'url'>, rateLimit = String(HIGH_RATE_LIMIT), dataDir = SQLITE_DIR): ServerSpec => ({
+export const service = (t: Pick<Seeded, 'url' | 'dataDir'>, o: { rateLimit?: string; logLevel?: string } = {}): ServerSpec => ({
   args: ['dist/cli/main.js', 'serve'],
-  settleSeconds: SERVICE_SETTLE_SECONDS,
-  env: { DATA_DIR: dataDir, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '',
-    RATE_LIMIT: rateLimit },
+  env: { DATA_DIR: t.dataDir, DATABASE_URL: t.url ?? '', HOST: '127.0.0.1', LOG_LEVEL: o.logLevel ?? 'warn', PAGE_SIZE: String(PAGE_SIZE),
+    BASE_URL: '', RATE_LIMIT: o.rateLimit ?? String(HIGH_RATE_LIMIT) },
 });
 
 const bareList = (t: Seeded): ServerSpec => ({
   args: ['--import', 'tsx', 'bench/baseline-list.ts'],
-  env: { DATABASE_URL: t.url ?? '', SQLITE_FILE, PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '' },
+  env: { DATABASE_URL: t.url ?? '', SQLITE_FILE: sqliteFile(t), PAGE_SIZE: String(PAGE_SIZE), BASE_URL: '' },
 });
 
 /** autocannon GETs of `path` as fast as the server answers, every body checked. */
@@ -106,6 +107,9 @@ export function announce(label: string, what: string): string {
 export const loadText = (path: string, rate?: number) => `warming up ${WARMUP} s, measuring ${SECONDS} s, `
   + `${rate === undefined ? `${CONNECTIONS} connections` : `${rate} req/s evenly spaced over up to ${CONNECTIONS} connections`}, GET ${path}`;
 
+/** W6's request bodies, in turn: every request changes its rows. */
+export const W6_BODIES = { kind: 'given', bodies: ['{"status":"Bench A"}', '{"status":"Bench B"}'] } as const;
+
 export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   const db = engineLabel(t.engine);
   const scope = t.summary.companies.filter((c) => c.inScope).map((c) => c.id);
@@ -120,7 +124,7 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   const staticRow = await staticBaseline();
   const w1 = await measureServer(announce(`W1, ${db}`, loadText(w1Path)), service(t),
     getLoader(w1Path, { kind: 'assets', totalRecords: 1, pageSize: PAGE_SIZE, page: 1, scope, id: w1Id }));
-  const w1Unlimited = await measureServer(announce(`W1 without rate limit, ${db}`, loadText(w1Path)), service(t, '0'),
+  const w1Unlimited = await measureServer(announce(`W1 without rate limit, ${db}`, loadText(w1Path)), service(t, { rateLimit: '0' }),
     getLoader(w1Path, { kind: 'assets', totalRecords: 1, pageSize: PAGE_SIZE, page: 1, scope, id: w1Id }));
   const bareW2 = await measureServer(announce(`bare W2, ${db}`, loadText(overdue)), bareList(t), getLoader(overdue, w2Check));
   const w2 = await measureServer(announce(`W2, ${db}`, loadText(overdue)), service(t), getLoader(overdue, w2Check));
@@ -134,15 +138,17 @@ export async function runWorkloads(t: Seeded): Promise<EngineRun> {
   const rows = Math.min(UPDATE_ROWS, t.summary.assetsInScope);
   const last = first + rows - 1;
   const updateJob: BareUpdateJob = {
-    databaseUrl: t.url, sqliteFile: SQLITE_FILE, first, last, statuses: ['Bare A', 'Bare B'], warmups: UPDATE_WARMUPS, iterations: UPDATE_ITERATIONS,
+    databaseUrl: t.url, sqliteFile: sqliteFile(t), first, last, statuses: ['Bare A', 'Bare B'], warmups: UPDATE_WARMUPS, iterations: UPDATE_ITERATIONS,
+    audit: auditSource(t),
   };
   const bareUpdate = await measureDirect(
-    announce(`bare UPDATE, ${db}`, `${UPDATE_WARMUPS} warm-ups + ${UPDATE_ITERATIONS} UPDATEs of ids ${first}–${last}, no HTTP`), 'bench/bare-update.ts', updateJob);
+    announce(`bare UPDATE, ${db}`,
+      `${UPDATE_WARMUPS} warm-ups + ${UPDATE_ITERATIONS} UPDATEs of ids ${first}–${last} of bare_assets with their audit rows, no HTTP`), 'bench/bare-update.ts', updateJob);
   const w6Path = `/3.0/assets/id+${first}/id-${last}`;
   const w6: Loader = {
     script: 'bench/sequential.ts',
     job: (port): SequentialJob => ({
-      origin: `https://127.0.0.1:${port}`, method: 'POST', path: w6Path, bodies: ['{"status":"Bench A"}', '{"status":"Bench B"}'],
+      origin: `https://127.0.0.1:${port}`, method: 'POST', path: w6Path, bodies: W6_BODIES,
       warmups: UPDATE_WARMUPS, iterations: UPDATE_ITERATIONS, certFile: TLS_FILES.clientCert, keyFile: TLS_FILES.clientKey,
       check: { kind: 'updated', records: rows },
     }),
