@@ -33,28 +33,36 @@ export function readCreates(ctx: Ctx, res: Resource, items: readonly JsonObject[
 /** Checks and inserts records in their order; returns their ids in the same order. */
 export async function insertRecords(tx: WriteTx, res: Resource, items: readonly Row[]): Promise<number[]> {
   const batch = new NewRecords(tx, res);
-  await batch.prefetch(items);
-  for (const values of items) await batch.check(values);
-  return batch.insert();
+  return batch.insert(await batch.check(items));
 }
 
-/** New records of one write: each checked against the store and the records before it, then inserted together. */
+/** What checking a batch reports: each refusal (else thrown), and each record as its check begins. */
+export interface CheckEvents {
+  readonly refused?: (index: number, error: unknown) => void;
+  readonly checking?: (index: number) => void;
+}
+
+/**
+ * New records of one write, checked and inserted a batch at a time (a CSV import
+ * brings many): each record against the store and every record the write took
+ * before it, then inserted together.
+ */
 export class NewRecords {
   private readonly found: FoundRecords;
   private readonly unique: UniqueValues[];
-  private readonly records: Row[] = [];
-  /** `pacer`: a long batch (a CSV import) gives the event loop turns as it builds its rows. */
+  /** `pacer`: a long write (a CSV import) gives the event loop turns as it builds its rows. */
   constructor(private readonly tx: WriteTx, private readonly res: Resource, private readonly pacer: Pacer | null = null) {
     this.found = new FoundRecords(tx);
     this.unique = (res.def.unique ?? []).map((columns) => new UniqueValues(tx, res.def, columns));
   }
 
   /**
-   * Reads at once what checking these records will ask the store: the records their
-   * references name and the unique values they would take. Only a cache: a value
-   * a hook sets later is looked up when its check comes.
+   * Checks records in their order, after reading at once what their checks will ask
+   * the store (the records their references name, the unique values they would
+   * take; only a cache: a value a hook sets later is looked up when its check
+   * comes). Returns those that passed, filled in, for `insert`.
    */
-  async prefetch(items: readonly Row[]): Promise<void> {
+  async check(items: readonly Row[], on: CheckEvents = {}): Promise<Row[]> {
     const { tx, res: { def } } = this;
     const records = items.map((values) => withDefaults(tx, def, values));
     for (const f of def.fields) {
@@ -63,13 +71,25 @@ export class NewRecords {
       await this.found.prefetch(tx.ctx.catalog.lookup(f.references.resource), ids);
     }
     for (const u of this.unique) await u.prefetch(records);
+    const passed: Row[] = [];
+    for (const [i, record] of records.entries()) {
+      on.checking?.(i);
+      if (this.pacer?.due()) await nextTurn();
+      try {
+        await this.checkOne(items[i]!, record);
+        passed.push(record);
+      } catch (error) {
+        if (!on.refused) throw error;
+        on.refused(i, error);
+      }
+    }
+    return passed;
   }
 
-  /** Checks one record (throws its refusal); once it passes, it is among those `insert` writes. */
-  async check(values: Row): Promise<void> {
+  /** One record's checks (throws its refusal); once it passes, its unique values are the write's. */
+  private async checkOne(values: Row, record: Row): Promise<void> {
     const { tx, res, found } = this;
     const { def } = res;
-    const record = withDefaults(tx, def, values);
     await checkReferences(tx, def, record, placing(def, values), found.find);
     await res.hooks?.beforeCreate?.(tx, record);
     for (const f of def.fields) {
@@ -79,14 +99,11 @@ export class NewRecords {
     for (const u of this.unique) await u.check(record);
     await res.hooks?.beforeInsert?.(tx, record);
     for (const u of this.unique) u.take(record);
-    this.records.push(record);
   }
 
-  get count(): number { return this.records.length; }
-
-  /** Inserts the checked records, audited; their ids in the same order. */
-  async insert(): Promise<number[]> {
-    const { tx, res: { def }, records } = this;
+  /** Inserts checked records, audited; their ids in the same order. */
+  async insert(records: readonly Row[]): Promise<number[]> {
+    const { tx, res: { def } } = this;
     const ids: number[] = [];
     for (const run of sameColumns(records)) ids.push(...await insertRun(tx, def, run));
     const fields = storedFields(def);

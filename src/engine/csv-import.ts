@@ -5,7 +5,7 @@
 // as a JSON PUT of it would be, against the store and the rows before it; one bad
 // row (a duplicate unique value included) refuses the file with every bad row
 // listed, and nothing is written. `X-Dry-Run: true` checks and writes nothing.
-import { ApiError, invalidField, invalidRows, type RowError } from '../errors.ts';
+import { ApiError, invalidField, invalidRows, ROW_ERRORS_LISTED, type RowError } from '../errors.ts';
 import { JsonNumber, JsonObject, type JsonValue, parseJson } from '../model/json.ts';
 import type { FieldDef, ResourceDef } from '../model/types.ts';
 import type { Ctx } from './context.ts';
@@ -113,66 +113,82 @@ function fieldOf(e: ApiError, def: ResourceDef): string | null {
   return named?.[1] ?? null;
 }
 
+/** Rows read, checked and written a chunk at a time: memory holds one chunk's records, not the file's. */
+const CHUNK = 1000;
+
+/** Every row of the text, the event loop given a turn every 10 ms; refuses a row left open by a quote. */
+async function readRows(text: string, pacer: Pacer): Promise<string[][]> {
+  const rows: string[][] = [];
+  const reading = csvRows(text);
+  for (let r = reading.next(); ; r = reading.next()) {
+    if (pacer.due()) await nextTurn();
+    if (!r.done) {
+      rows.push(r.value);
+      continue;
+    }
+    if (r.value) throw invalidRows(1, [{ row: r.value.unterminated, field: null, error: 'A quoted cell is never closed' }]);
+    return rows;
+  }
+}
+
+/** A row's refusal, with the field it names. */
+const rowError = (row: number, e: unknown, def: ResourceDef): RowError => {
+  if (!(e instanceof ApiError)) throw e;
+  return { row, field: fieldOf(e, def), error: e.message };
+};
+
 /**
  * Creates a record per data row, or (dry run) only checks them; refuses the whole file
  * when any row is bad. `checked` hears each row as its check against the store begins.
+ * The rows are read, checked and inserted a chunk at a time in the one transaction;
+ * once a row is refused nothing more is inserted, and the transaction rolls back.
  */
 export async function importCsv(ctx: Ctx, res: Resource, text: string, dryRun: boolean,
   answer?: (ids: number[]) => Reply, checked?: (rows: number, total: number) => void): Promise<{ ids: number[] } | { valid: number }> {
   const { def } = res;
   const pacer = new Pacer();
-  const reading = csvRows(text);
-  const first = reading.next();
-  if (first.done) {
-    if (first.value) throw invalidRows(1, [{ row: first.value.unterminated, field: null, error: 'A quoted cell is never closed' }]);
-    throw invalidRows(1, [{ row: 0, field: null, error: 'No header row' }]);
-  }
-  const header = first.value;
+  const [header, ...data] = await readRows(text, pacer);
+  if (!header) throw invalidRows(1, [{ row: 0, field: null, error: 'No header row' }]);
   const readers = columnReaders(ctx, def, header, await declaredTypes(ctx, def));
-  const errors: RowError[] = [];
-  const bodies: { row: number; values: ReturnType<typeof readBody> }[] = [];
-  let row = 0;
-  for (let r = reading.next(); ; r = reading.next()) {
-    if (pacer.due()) await nextTurn();
-    if (r.done) {
-      if (r.value) throw invalidRows(1, [{ row: r.value.unterminated, field: null, error: 'A quoted cell is never closed' }]);
-      break;
-    }
-    const cells = r.value;
-    row++;
-    if (cells.length !== header.length) {
-      errors.push({ row, field: null, error: `${cells.length} cells where the header has ${header.length}` });
-      continue;
-    }
-    const body = new JsonObject();
-    for (const read of readers) read(body, cells);
-    try {
-      bodies.push({ row, values: readBody(ctx, res, body, 'create') });
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-      errors.push({ row, field: fieldOf(e, def), error: e.message });
-    }
-  }
   const outcome = await inWriteTx(ctx, async (tx) => {
-    // (A transaction tried again starts from the rows' own refusals.)
-    const refused = [...errors];
+    const refused: RowError[] = [];
+    let refusals = 0;
+    let valid = 0;
+    const ids: number[] = [];
     const batch = new NewRecords(tx, res, pacer);
-    await batch.prefetch(bodies.map((b) => b.values));
-    for (const [i, { row: at, values }] of bodies.entries()) {
-      checked?.(i + 1, bodies.length);
-      if (pacer.due()) await nextTurn();
-      try {
-        await batch.check(values);
-      } catch (e) {
-        if (!(e instanceof ApiError)) throw e;
-        refused.push({ row: at, field: fieldOf(e, def), error: e.message });
+    for (let start = 0; start < data.length; start += CHUNK) {
+      const errors: RowError[] = [];
+      const bodies: { row: number; values: ReturnType<typeof readBody> }[] = [];
+      for (const [i, cells] of data.slice(start, start + CHUNK).entries()) {
+        if (pacer.due()) await nextTurn();
+        const row = start + i + 1;
+        if (cells.length !== header.length) {
+          errors.push({ row, field: null, error: `${cells.length} cells where the header has ${header.length}` });
+          continue;
+        }
+        const body = new JsonObject();
+        for (const read of readers) read(body, cells);
+        try {
+          bodies.push({ row, values: readBody(ctx, res, body, 'create') });
+        } catch (e) {
+          errors.push(rowError(row, e, def));
+        }
       }
+      const passed = await batch.check(bodies.map((b) => b.values), {
+        checking: (i) => checked?.(bodies[i]!.row, data.length),
+        refused: (i, e) => errors.push(rowError(bodies[i]!.row, e, def)),
+      });
+      valid += passed.length;
+      refusals += errors.length;
+      refused.push(...errors.sort((a, b) => a.row - b.row).slice(0, Math.max(0, ROW_ERRORS_LISTED - refused.length)));
+      if (refusals > 0 || dryRun) continue;
+      ids.push(...await batch.insert(passed));
+      await tx.flushAudit();
     }
-    refused.sort((a, b) => a.row - b.row);
-    // Thrown inside the transaction, so that nothing a check wrote stays.
-    if (refused.length > 0) throw invalidRows(refused.length, refused);
-    if (dryRun) throw new DryRun(batch.count);
-    return { ids: await batch.insert() };
+    // Thrown inside the transaction, so that nothing written stays.
+    if (refusals > 0) throw invalidRows(refusals, refused);
+    if (dryRun) throw new DryRun(valid);
+    return { ids };
   }, answer && ((r) => answer(r.ids))).catch((e: unknown) => {
     if (e instanceof DryRun) return { valid: e.valid };
     throw e;
