@@ -1,7 +1,7 @@
 // One part of the stall workload: the service started fresh on core 0, the probe
 // (probe.ts) on core 1 from the moment the service answers, and beside it nothing
 // (an idle server, for a while), the service's first background run (watched in its
-// log: `background jobs ran`), or a worker — a write client on core 1 — from its
+// log: the reminder job's `job ran` line), or a worker — a write client on core 1 — from its
 // first request to its last answer. The probe's samples due within that window give
 // its p50, p99 and maximum.
 import type { LoadResult } from './result.ts';
@@ -80,21 +80,21 @@ function watch(child: Child) {
 
 /** The service's log lines the stall workload reads (JSON at LOG_LEVEL=info). */
 function watchLog(server: Child) {
-  let listenedAt: number | null = null;
-  let run: { at: number; reminders: ReminderCounts | null; error: string | null } | null = null;
+  let run: { at: number; ms: number | null; reminders: ReminderCounts | null; error: string | null } | null = null;
   let over: () => void = () => {};
   const ended = new Promise<void>((r) => { over = r; });
   eachLine(server, (line) => {
     if (!line.startsWith('{')) return;
-    let entry: { msg?: string; time?: number; reminders?: ReminderCounts; err?: { message?: string } };
+    let entry: { msg?: string; time?: number; job?: string; ms?: number; result?: ReminderCounts; err?: { message?: string } };
     try { entry = JSON.parse(line) as typeof entry; } catch { return; }
-    if (entry.msg?.startsWith('Server listening at') && listenedAt === null) listenedAt = entry.time ?? null;
-    if (run === null && (entry.msg === 'background jobs ran' || entry.msg === 'background jobs failed')) {
-      run = { at: entry.time ?? Date.now(), reminders: entry.reminders ?? null, error: entry.msg === 'background jobs failed' ? entry.err?.message ?? 'failed' : null };
+    // The reminder job's first run (src/jobs/schedule.ts logs each run with its summary and length).
+    if (run === null && entry.job === 'reminders' && (entry.msg === 'job ran' || entry.msg === 'job failed')) {
+      run = { at: entry.time ?? Date.now(), ms: entry.ms ?? null, reminders: entry.result ?? null,
+        error: entry.msg === 'job failed' ? entry.err?.message ?? 'failed' : null };
       over();
     }
   });
-  return { ended, get run() { return run; }, get listenedAt() { return listenedAt; } };
+  return { ended, get run() { return run; } };
 }
 
 export function windowStats(samples: readonly Sample[], from: number, to: number): WindowStats {
@@ -167,10 +167,9 @@ export async function measureStall(label: string, server: ServerSpec, probe: Pro
       }
     }
     const stats = procStats(child.pid);
-    const listened = log.listenedAt;
     return {
       label, window: windowStats(result.samples, from, to), worker, rssMiB: stats.rssMiB, peakRssMiB: stats.peakRssMiB, problems,
-      firstRun: { seconds: run && listened !== null ? (run.at - listened - 5000) / 1000 : null, reminders: run?.reminders ?? null },
+      firstRun: { seconds: run?.ms != null ? run.ms / 1000 : null, reminders: run?.reminders ?? null },
     };
   } finally {
     for (const c of children) await stop(c);

@@ -6,7 +6,7 @@
 //         run, 5 s after start-up, included: it has little to do there);
 //   (a)   the first background run over a store of STALL_ROWS assets most of them
 //         due, no reminders made yet, a user taking reminders in each company: the
-//         probe runs until the run's `background jobs ran` log line;
+//         probe runs until the reminder job's `job ran` log line;
 //   (b)   a CSV import of STALL_ROWS new assets (one PUT, Content-Type: text/csv),
 //         on the same store after (a);
 //   (c)   W6's 5,000-row POST, one after another for STALL_POST_SECONDS, on the
@@ -32,7 +32,7 @@ function probeOf(t: Seeded): ProbeTarget {
 const POST_BODIES = { kind: 'given', bodies: ['{"status":"Stall A"}', '{"status":"Stall B"}'] } as const;
 
 const probeText = (t: Seeded) => `probe GET ${probeOf(t).path} at ${PROBE_RATE} req/s from when the service answers`;
-/** The service at LOG_LEVEL=info: its `background jobs ran` line tells when the first run is over. */
+/** The service at LOG_LEVEL=info: the reminder job's `job ran` line tells when its first run is over, and how long it took. */
 const fresh = (t: Seeded) => service(t, { logLevel: 'info' });
 
 export const stallIdle = (t: Seeded): Promise<StallRow> => measureStall(

@@ -58,7 +58,7 @@ export const auditSource = (t: Seeded): AuditSource => ({ clientId: t.summary.cl
  * The service with its rate limiter on, at a limit the load never reaches (so its
  * cost is in every figure), or off (`rateLimit` '0') to measure that cost; on SQLite
  * it opens the store under `t.dataDir`. It logs at `logLevel` (warn; the stall
- * workload reads its `background jobs ran` line at info).
+ * workload reads the reminder job's `job ran` line at info).
  */
 export const service = (t: Pick<Seeded, 'url' | 'dataDir'>, o: { rateLimit?: string; logLevel?: string } = {}): ServerSpec => ({
   args: ['dist/cli/main.js', 'serve'],

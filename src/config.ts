@@ -47,8 +47,13 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const DURATION = /^(\d+)(ms|s|m|h)?$/;
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+)(ms|s|m|h|d)?$/;
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/**
+ * The longest a timer can wait (2^31 − 1 ms, 24.8 days): Node runs a setTimeout or
+ * setInterval given more after 1 ms, so a job set to wait longer would spin.
+ */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
@@ -64,8 +69,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const v = str(name);
     if (v === undefined) return fallback;
     const m = DURATION.exec(v);
-    if (!m || Number(m[1]) <= 0) { problems.push(`${name} must be a duration such as 30s, 15m or 1h (got "${v}")`); return fallback; }
-    return Number(m[1]) * UNIT_MS[m[2] ?? 's']!;
+    if (!m || Number(m[1]) <= 0) { problems.push(`${name} must be a duration such as 30s, 15m, 1h or 7d (got "${v}")`); return fallback; }
+    const ms = Number(m[1]) * UNIT_MS[m[2] ?? 's']!;
+    if (ms > LONGEST_TIMER_MS) { problems.push(`${name} must be at most 24d (${LONGEST_TIMER_MS} ms, the longest a timer can wait; got "${v}")`); return fallback; }
+    return ms;
   };
 
   const flagValue = (name: string): boolean => {

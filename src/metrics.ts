@@ -136,6 +136,24 @@ export const reminderLastRun = new Gauge({
 });
 
 /** Records one finished reminder run. */
+export const jobRuns = new Counter({
+  name: 'asset_tracker_job_runs_total', help: 'Runs of each background job (jobs/table.ts), by outcome (ok, failed)',
+  labelNames: ['job', 'outcome'] as const, registers,
+});
+export const jobDuration = new Histogram({
+  name: 'asset_tracker_job_duration_seconds', help: 'How long each background job run took', labelNames: ['job'] as const, registers,
+  buckets: [0.001, 0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+});
+export const jobLastRun = new Gauge({
+  name: 'asset_tracker_job_last_run_timestamp_seconds', help: 'When each background job last ended (Unix time)', labelNames: ['job'] as const, registers,
+});
+
+export function observeJobRun(job: string, outcome: 'ok' | 'failed', ms: number): void {
+  jobRuns.inc({ job, outcome });
+  jobDuration.observe({ job }, ms / 1000);
+  jobLastRun.set({ job }, Date.now() / 1000);
+}
+
 export function observeReminderRun(run: { created: number; delivered: number; messages: number; failed: readonly number[] }, startedMs: number): void {
   reminderRuns.inc({ outcome: run.failed.length > 0 ? 'partial' : 'complete' });
   reminderItems.inc({ kind: 'created' }, run.created);

@@ -5,7 +5,6 @@ import { type Database, openDatabase } from './db/database.ts';
 import { prepareStore } from './store.ts';
 import { systemClock } from './model/dates.ts';
 import { startJobs } from './jobs/schedule.ts';
-import { Dispatcher } from './webhooks/dispatcher.ts';
 import { BlobStore } from './storage/blobs.ts';
 import { LISTEN_BACKLOG } from './http/connections.ts';
 import { type MetricsListener, startMetricsListener } from './http/metrics-listener.ts';
@@ -64,9 +63,7 @@ export async function startServer(config: Config, database?: Database): Promise<
   if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, LISTEN_BACKLOG, () => r()));
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
   // Background work takes at most a share of the pool's connections (Database.forBackground).
-  const jobs = startJobs(db.forBackground(), systemClock, config, app.fastify.log);
-  const dispatcher = new Dispatcher(db.forBackground(), { ...config.webhooks, log: app.fastify.log });
-  dispatcher.start();
+  const jobs = startJobs({ database: db.forBackground(), clock: systemClock, settings: config, log: app.fastify.log }, app.fastify.log);
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= (async () => {
     // New connections are refused at once, idle ones closed, requests under way finish (a next one on
@@ -74,7 +71,7 @@ export async function startServer(config: Config, database?: Database): Promise<
     const grace = setTimeout(() => { for (const server of [app.https, plain]) server?.closeAllConnections(); }, config.shutdownGraceMs);
     const stopped = plain ? new Promise<void>((r) => plain.close(() => r())) : null;
     plain?.closeIdleConnections();
-    await Promise.all([app.fastify.close(), stopped, jobs.stop(), dispatcher.stop()]);
+    await Promise.all([app.fastify.close(), stopped, jobs.stop()]);
     clearTimeout(grace);
     await limiter?.close();
     await metrics?.close();

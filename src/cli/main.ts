@@ -11,6 +11,7 @@ import { backup } from './backup.ts';
 import { type Command, commandHelp, parseCommandArgs, UsageError } from './command.ts';
 import { companyAdd, companyList, companySet } from './company.ts';
 import { demo } from './demo.ts';
+import { jobsList, jobsRun } from './jobs.ts';
 import { migrateCommand } from './migrate.ts';
 import { remindersRun } from './reminders.ts';
 import { serve } from './serve.ts';
@@ -21,7 +22,7 @@ import { webhooksDispatch, webhooksRedeliver, webhooksRotate } from './webhooks.
 
 const COMMANDS: readonly Command[] = [
   serve, demo, migrateCommand, companyAdd, companySet, companyList, certCreate, clientAdd, clientList, clientRevoke, userAdd, userList,
-  remindersRun, backup, openapi,
+  remindersRun, jobsList, jobsRun, backup, openapi,
   webhooksRotate, webhooksDispatch, webhooksRedeliver, changesPrune, exportCsv, importCsvCommand,
 ];
 

@@ -1,59 +1,56 @@
-// Background work of a running instance: the reminder run, the sweep of expired
-// sessions, the change feed's retention and expired idempotency keys. Several instances may run them at
-// once (all are safe so).
+// The scheduler of a running instance's background jobs (jobs/table.ts): each job
+// runs first `firstMs` after start-up, then `everyMs` after its last run ended (never
+// two runs of a job at once), each run logged and measured. Several instances may run
+// them at once (the table says how each shares its work).
 import type { FastifyBaseLogger } from 'fastify';
-import { sweepExpiredSessions } from '../auth/sessions.ts';
-import { sweepLoginThrottle } from '../auth/throttle.ts';
-import type { Database } from '../db/database.ts';
-import { pruneChanges } from '../feed/prune.ts';
-import { type Clock, formatDatetime } from '../model/dates.ts';
-import { pruneKeys } from '../db/idempotency.ts';
-import { runReminders } from './reminders.ts';
+import { observeJobRun } from '../metrics.ts';
+import { JOBS, type Job, type JobDeps, type JobRunner } from './table.ts';
 
 export interface Jobs {
-  /** No new run starts; resolves once a run under way has reached a safe point (between two of its slices). */
+  /** No new run starts; resolves once the runs under way have reached a safe point (between two of their slices). */
   stop(): Promise<void>;
 }
 
-export interface JobSettings {
-  readonly reminderIntervalMs: number;
-  readonly changesRetentionDays: number;
-}
-
-export function startJobs(database: Database, clock: Clock, settings: JobSettings, log: FastifyBaseLogger): Jobs {
-  let running: Promise<void> | null = null;
+export function startJobs(deps: JobDeps, log: FastifyBaseLogger, jobs: readonly Job[] = JOBS): Jobs {
   let stopped = false;
-  const tick = async () => {
-    if (running || stopped) return;
-    running = run();
-    await running;
-    running = null;
+  const stopping = () => stopped;
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
+  const runners = jobs.map((job) => ({ job, runner: job.start(deps), everyMs: job.everyMs(deps.settings) }));
+  const later = (r: (typeof runners)[number], ms: number) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const run = runOnce(r.job.name, r.runner, r.everyMs, stopping, log).finally(() => {
+        running.delete(run);
+        if (!stopped) later(r, r.everyMs);
+      });
+      running.add(run);
+    }, ms);
+    timer.unref();
+    timers.add(timer);
   };
-  const run = async () => {
-    try {
-      const onError = (companyId: number, err: unknown) => log.error({ err, companyId }, 'reminder run failed for a company');
-      const run = await runReminders(database, clock, { onError, stopping: () => stopped });
-      if (stopped) return;
-      const swept = await sweepExpiredSessions(database, clock.now());
-      const forgotten = await sweepLoginThrottle(database, clock.now());
-      const pruned = await pruneChanges(database, settings.changesRetentionDays, clock.now());
-      const keys = await pruneKeys(database, formatDatetime(clock.now()));
-      log.info({ reminders: run, expiredSessions: swept, forgottenLoginFailures: forgotten, prunedChanges: pruned.deleted, expiredIdempotencyKeys: keys },
-        'background jobs ran');
-    } catch (err) {
-      log.error({ err }, 'background jobs failed');
-    }
-  };
-  const first = setTimeout(() => void tick(), 5_000);
-  const every = setInterval(() => void tick(), settings.reminderIntervalMs);
-  first.unref();
-  every.unref();
+  for (const r of runners) later(r, r.job.firstMs);
   return {
     async stop() {
       stopped = true;
-      clearTimeout(first);
-      clearInterval(every);
-      await running;
+      for (const t of timers) clearTimeout(t);
+      await Promise.all(running);
+      for (const r of runners) await r.runner.stop?.();
     },
   };
+}
+
+/** One run of a job: its summary logged (but a frequent job's idle runs) and measured; a failure logged. */
+async function runOnce(name: string, runner: JobRunner, everyMs: number, stopping: () => boolean, log: FastifyBaseLogger): Promise<void> {
+  const started = Date.now();
+  try {
+    const result = await runner.run(stopping);
+    const ms = Date.now() - started;
+    observeJobRun(name, 'ok', ms);
+    const idle = Object.values(result).every((v) => v === 0 || (Array.isArray(v) && v.length === 0));
+    if (!idle || everyMs >= 60_000) log.info({ job: name, ms, result }, 'job ran');
+  } catch (err) {
+    observeJobRun(name, 'failed', Date.now() - started);
+    log.error({ err, job: name }, 'job failed');
+  }
 }

@@ -1,4 +1,5 @@
-// The webhook dispatcher (spec §9), one in every `serve` process. Each pass:
+// The webhook dispatcher (spec §9): the `webhooks` job of every `serve` process
+// (jobs/table.ts), and `asset-tracker webhooks dispatch`. Each pass:
 //
 // 1. Fan-out: for every active webhook, the events committed since its cursor, of
 //    its company's tree and of the names it listens to, become deliveries; the
@@ -31,7 +32,6 @@ import { specSignature, standardSignature } from './secret.ts';
 export interface DispatcherOptions {
   readonly allowPrivate: boolean;
   readonly clock?: Clock;
-  readonly intervalMs?: number;
   readonly timeoutMs?: number;
   /** Deliveries per webhook per pass before others get their turn. */
   readonly batch?: number;
@@ -58,45 +58,31 @@ const timeOf = (datetime: string) => Date.parse(isoOf(datetime));
 export class Dispatcher {
   private readonly owner = randomBytes(8).toString('hex');
   private readonly clock: Clock;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
   private stopped = false;
   /** A lease outlives one attempt (renewed before each); a process that dies holding it loses it this long after. */
   private readonly leaseMs: number;
 
   constructor(private readonly database: Database, private readonly o: DispatcherOptions) {
     this.clock = o.clock ?? systemClock;
+    watchBacklog(() => this.backlog());
     this.leaseMs = (o.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 5000;
   }
 
-  start(): void {
-    watchBacklog(() => this.backlog());
-    const every = this.o.intervalMs ?? 250;
-    const tick = () => {
-      if (this.stopped) return;
-      this.running = this.pass().then(() => {}, (err) => this.o.log?.warn({ err }, 'webhook dispatch failed')).finally(() => {
-        this.running = null;
-        if (!this.stopped) this.timer = setTimeout(tick, every);
-      });
-    };
-    this.timer = setTimeout(tick, every);
-  }
-
+  /** The dispatcher's passes end at their next safe point (between two attempts or slices). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
   }
 
-  /** One pass: fan out new events, then make every due attempt. */
-  async pass(): Promise<{ queued: number; attempted: number }> {
+  /** One pass: fan out new events, then make every due attempt; `stopping` ends it between two of them. */
+  async pass(stopping: () => boolean = () => false): Promise<{ queued: number; attempted: number }> {
+    const ends = () => this.stopped || stopping();
     // Only webhooks behind the newest event have anything to fan out: an idle pass is one query.
     const behind = await sql<{ id: number }>`SELECT id FROM webhooks
       WHERE active = 1 AND cursor < (SELECT COALESCE(MAX(seq), 0) FROM events)`.execute(this.database.db);
     let queued = 0;
     for (const w of behind.rows) {
       // A slice at a time, with a turn of the event loop between two, until the webhook has caught up.
-      for (let more = true; more && !this.stopped;) {
+      for (let more = true; more && !ends();) {
         const slice = await this.fanOut(num(w.id));
         queued += slice.queued;
         more = slice.more;
@@ -108,7 +94,7 @@ export class Dispatcher {
       .where('status', 'in', ['pending', 'retrying']).where('next_attempt', '<=', now).limit(100).execute();
     let attempted = 0;
     const queue = due.map((d) => num(d.webhook_id));
-    const worker = async () => { for (let id = queue.shift(); id !== undefined; id = queue.shift()) attempted += await this.deliverDue(id); };
+    const worker = async () => { for (let id = queue.shift(); id !== undefined && !ends(); id = queue.shift()) attempted += await this.deliverDue(id, ends); };
     await Promise.all(Array.from({ length: PARALLEL_WEBHOOKS }, worker));
     return { queued, attempted };
   }
@@ -168,7 +154,7 @@ export class Dispatcher {
   }
 
   /** Makes the webhook's due attempts in event order; returns how many were made. */
-  private async deliverDue(webhookId: number): Promise<number> {
+  private async deliverDue(webhookId: number, ends: () => boolean): Promise<number> {
     if (!(await this.lease(webhookId))) return 0;
     let made = 0;
     try {
@@ -179,7 +165,7 @@ export class Dispatcher {
         ORDER BY d.event_seq LIMIT ${this.o.batch ?? 50}`.execute(this.database.db);
       for (const d of due.rows) {
         // The lease is renewed before each attempt (reading the webhook again); one switched off meanwhile stops here.
-        const hook = this.stopped ? null : await this.lease(webhookId);
+        const hook = ends() ? null : await this.lease(webhookId);
         if (!hook) break;
         await this.attempt(hook, d);
         made++;

@@ -65,7 +65,7 @@ for (const kind of DB_KINDS) {
           const ca = join(stage.dataDir, 'tls', 'server.pem');
           await server.waitUntilReady(ca);
           // The server's own reminder run comes once soon after the start (then hourly): past it, only ours run.
-          await server.waitForOutput(/background jobs ran/);
+          await server.waitForOutput(/"job":"reminders".*"msg":"job ran"/);
           const asScanner = new TestClient(server.port, readFileSync(ca, 'utf8'), scanner);
           const asErp = new TestClient(server.port, readFileSync(ca, 'utf8'), erp);
           assert.equal((await asScanner.put('/3.0/assets', { asset_no: 'BEFORE' })).status, 201, 'no approver yet: anyone adds assets');
