@@ -1,17 +1,17 @@
 // The operator's company settings (spec §8.1, §8.2, §12): name, parent, the
 // approving certificate and the reminder settings kept in the company's `data`.
-// One transaction, one audit entry like an API update's, and the API's own rules:
-// an approver is a live certificate whose scope holds the company, a move closes
-// no cycle and takes no company out of its approver's scope. The operator stands
-// above every tree, so the top company of a tree can be changed too.
-import { sql } from 'kysely';
-import type { Database, Db } from './db/database.ts';
+// One transaction, one audit entry like an API update's, and the API's own rules
+// (resources/companies.ts, with the reasons they give): an approver is a live
+// certificate whose scope holds the company, a move closes no cycle and takes no
+// company out of its approver's scope. The operator stands above every tree, so
+// the top company of a tree can be changed too.
+import type { Database } from './db/database.ts';
 import { fieldsJson, insertAudit, recordEntry } from './engine/audit.ts';
 import { AdminError } from './admin.ts';
 import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
 import { JsonNumber, JsonObject, parseJson, stringifyJson } from './model/json.ts';
 import type { Row } from './model/types.ts';
-import { ancestorsOf, companies, managerOf } from './resources/companies.ts';
+import { ancestorsOf, companies, managerOf, refuseApprover, refuseMove, refuseSubtreeApprovers } from './resources/companies.ts';
 import { operatorContext } from './resources/registry.ts';
 
 export const APPROVER_KEY = 'api_assetqueue_manager_id';
@@ -66,30 +66,8 @@ function dataObject(text: string | null): JsonObject | null {
   return v instanceof JsonObject ? v : null;
 }
 
-/** Refuses unless certificate `clientId` is live and registered to the company or one of its ancestors (`ancestry`). */
-async function checkApprover(db: Db, companyId: number, clientId: number, ancestry: readonly number[]): Promise<void> {
-  const client = await db.selectFrom('clients').select(['company_id', 'revoked']).where('id', '=', clientId).executeTakeFirst();
-  if (!client) throw new AdminError(`certificate ${clientId} does not exist (see client list)`);
-  if (client.revoked) throw new AdminError(`certificate ${clientId} was revoked on ${client.revoked} and cannot approve`);
-  if (!ancestry.includes(Number(client.company_id))) {
-    throw new AdminError(`certificate ${clientId} belongs to company ${client.company_id}, whose scope does not hold company ${companyId}:`
-      + ' an approver must be registered to the company or one of its ancestors');
-  }
-}
-
-/** After a move: every company of the moved subtree with an approver must still be in that approver's scope. */
-async function checkSubtreeApprovers(db: Db, companyId: number): Promise<void> {
-  const { rows } = await sql<{ id: number; data: string | null }>`SELECT c.id, c.data FROM companies c
-    JOIN company_closure cc ON cc.descendant_id = c.id WHERE cc.ancestor_id = ${companyId} ORDER BY c.id`.execute(db);
-  for (const r of rows) {
-    const approver = managerOf(r.data);
-    if (approver === null) continue;
-    const client = await db.selectFrom('clients').select('company_id').where('id', '=', approver).executeTakeFirst();
-    if (client && !(await ancestorsOf(db, Number(r.id))).includes(Number(client.company_id))) {
-      throw new AdminError(`the move would take company ${r.id} out of the scope of its approving certificate ${approver}`);
-    }
-  }
-}
+/** Refuses with the rule's reason, when it gives one. */
+const refuse = (why: string | null) => { if (why) throw new AdminError(why); };
 
 /** Applies the changes in one transaction with one audit entry; returns the company's settings after it and what changed. */
 export async function setCompany(database: Database, id: number, changes: CompanyChanges, clock: Clock = systemClock):
@@ -113,14 +91,10 @@ export async function setCompany(database: Database, id: number, changes: Compan
     const moves = changes.parentId !== undefined && changes.parentId !== next.parent_id;
     if (moves) {
       const parent = changes.parentId!;
-      // Moves take turns (PostgreSQL), as the API's do: two concurrent moves could otherwise close a cycle.
-      await database.hooks.lockFor('companies.tree').execute(db);
       if (!(await db.selectFrom('companies').select('id').where('id', '=', parent).executeTakeFirst())) {
         throw new AdminError(`company ${parent} does not exist`);
       }
-      if ((await ancestorsOf(db, parent)).includes(id)) {
-        throw new AdminError(`company ${parent} is company ${id} or below it: the move would make a cycle`);
-      }
+      refuse(await refuseMove(db, database.hooks, id, parent));
       next.parent_id = parent;
     }
 
@@ -130,7 +104,7 @@ export async function setCompany(database: Database, id: number, changes: Compan
       if (changes.approver === null) data.entries.delete(APPROVER_KEY);
       else if (changes.approver !== undefined) {
         const ancestry = [id, ...(next.parent_id === null ? [] : await ancestorsOf(db, Number(next.parent_id)))];
-        await checkApprover(db, id, changes.approver, ancestry);
+        refuse(await refuseApprover(db, id, changes.approver, ancestry));
         data.entries.set(APPROVER_KEY, new JsonNumber(String(changes.approver)));
       }
       if (changes.reminderDays !== undefined) data.entries.set('reminder_days', new JsonNumber(String(changes.reminderDays)));
@@ -143,7 +117,7 @@ export async function setCompany(database: Database, id: number, changes: Compan
       next.modified = now;
       await db.updateTable('companies').set({ name: String(next.name), parent_id: next.parent_id as number | null,
         data: next.data as string | null, modified: now }).where('id', '=', id).execute();
-      if (moves) await checkSubtreeApprovers(db, id);
+      if (moves) refuse(await refuseSubtreeApprovers(db, id));
       const entry = recordEntry(companies.def, 'update', next, fieldsJson(changed, old), fieldsJson(changed, next));
       await insertAudit(operatorContext(database, id, clock), db, now, [entry]);
     }

@@ -2,6 +2,7 @@
 // company and every descendant; the top of that scope is protected.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { SqlDialect } from '../model/dialect.ts';
 import type { Resource, WriteTx } from '../engine/resource.ts';
 import { dataError, invalidValue } from '../errors.ts';
 import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
@@ -33,19 +34,53 @@ export async function ancestorsOf(db: Db, companyIdValue: number): Promise<numbe
   return rows.map((r) => Number(r.id));
 }
 
+// The rules of the tree, written once for the API's hooks below and the operator's
+// `company set` (admin-company.ts): each says why a change is refused, or null.
+
+/** Why certificate `clientId` cannot approve for the company whose ancestry (itself first) is given, or null. */
+export async function refuseApprover(db: Db, companyId: number, clientId: number, ancestry: readonly number[]): Promise<string | null> {
+  const client = await db.selectFrom('clients').select(['company_id', 'revoked']).where('id', '=', clientId).executeTakeFirst();
+  if (!client) return `certificate ${clientId} does not exist (see client list)`;
+  if (client.revoked) return `certificate ${clientId} was revoked on ${client.revoked} and cannot approve`;
+  if (!ancestry.includes(Number(client.company_id))) {
+    return `certificate ${clientId} belongs to company ${client.company_id}, whose scope does not hold company ${companyId}:`
+      + ' an approver must be registered to the company or one of its ancestors';
+  }
+  return null;
+}
+
+/** Why company `id` cannot move under `parent` (it would close a cycle), or null; moves take turns across instances first. */
+export async function refuseMove(db: Db, hooks: SqlDialect, id: number, parent: number): Promise<string | null> {
+  // Two concurrent moves could otherwise close a cycle.
+  await hooks.lockFor('companies.tree').execute(db);
+  if ((await ancestorsOf(db, parent)).includes(id)) return `company ${parent} is company ${id} or below it: the move would make a cycle`;
+  return null;
+}
+
+/** After a move: why a company of the moved subtree is no longer in its approver's scope, or null. */
+export async function refuseSubtreeApprovers(db: Db, companyId: number): Promise<string | null> {
+  const { rows } = await sql<{ id: number; data: SqlValue }>`SELECT c.id, c.data FROM companies c
+    JOIN company_closure cc ON cc.descendant_id = c.id WHERE cc.ancestor_id = ${companyId} ORDER BY c.id`.execute(db);
+  for (const r of rows) {
+    const approver = managerOf(r.data);
+    if (approver === null) continue;
+    const why = await refuseApprover(db, Number(r.id), approver, await ancestorsOf(db, Number(r.id)));
+    if (why) return `the move would take company ${r.id} out of the scope of its approving certificate ${approver}`;
+  }
+  return null;
+}
+
 /** A manager id must name a live certificate whose scope contains the company. */
-async function checkManager(tx: WriteTx, companyData: SqlValue | undefined, ancestry: readonly number[], field = 'data'): Promise<void> {
+async function checkManager(tx: WriteTx, companyId: number, companyData: SqlValue | undefined, ancestry: readonly number[]): Promise<void> {
   if (managerText(companyData) === null) return;
   const manager = managerOf(companyData);
-  const client = manager === null ? undefined : await tx.db.selectFrom('clients').select('company_id')
-    .where('id', '=', manager).where('revoked', 'is', null).executeTakeFirst();
-  if (!client || !ancestry.includes(Number(client.company_id))) throw invalidValue(field);
+  if (manager === null || (await refuseApprover(tx.db, companyId, manager, ancestry))) throw invalidValue('data');
 }
 
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
   if (record.parent_id === undefined) record.parent_id = tx.ctx.principal.companyId;
   if (record.parent_id === null) throw invalidValue('parent_id');
-  await checkManager(tx, record.data, await ancestorsOf(tx.db, Number(record.parent_id)));
+  await checkManager(tx, 0, record.data, await ancestorsOf(tx.db, Number(record.parent_id)));
 }
 
 async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> {
@@ -53,27 +88,19 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
   const parentChanges = changes.parent_id !== undefined && changes.parent_id !== old.parent_id;
   if (parentChanges) {
     if (isTop || changes.parent_id === null) throw invalidValue('parent_id');
-    // Moves take turns across instances: two concurrent moves could otherwise close a cycle.
-    await tx.ctx.database.hooks.lockFor('companies.tree').execute(tx.db);
-    const newAncestors = await ancestorsOf(tx.db, Number(changes.parent_id));
-    if (newAncestors.includes(Number(old.id))) throw invalidValue('parent_id');
+    if (await refuseMove(tx.db, tx.ctx.database.hooks, Number(old.id), Number(changes.parent_id))) throw invalidValue('parent_id');
   }
   const managerChanges = changes.data !== undefined && managerText(changes.data) !== managerText(old.data);
   if (managerChanges) {
     if (isTop) throw invalidValue('data');
     const parent = changes.parent_id !== undefined ? changes.parent_id : old.parent_id;
-    await checkManager(tx, changes.data, [Number(old.id), ...(parent === null ? [] : await ancestorsOf(tx.db, Number(parent)))]);
+    await checkManager(tx, Number(old.id), changes.data, [Number(old.id), ...(parent === null ? [] : await ancestorsOf(tx.db, Number(parent)))]);
   }
 }
 
 /** A move may not take the company, or any company below it, out of its approving system's scope. */
 async function afterUpdate(tx: WriteTx, old: Row, next: Row): Promise<void> {
-  if (next.parent_id === old.parent_id) return;
-  const { rows } = await sql<{ id: number; data: SqlValue }>`SELECT c.id, c.data FROM companies c
-    JOIN company_closure cc ON cc.descendant_id = c.id WHERE cc.ancestor_id = ${old.id}`.execute(tx.db);
-  for (const r of rows) {
-    if (managerText(r.data) !== null) await checkManager(tx, r.data, await ancestorsOf(tx.db, Number(r.id)), 'parent_id');
-  }
+  if (next.parent_id !== old.parent_id && (await refuseSubtreeApprovers(tx.db, Number(old.id)))) throw invalidValue('parent_id');
 }
 
 /**
