@@ -2,7 +2,7 @@
 // the demo share. Each writes its audit entry like any other change.
 import { X509Certificate } from 'node:crypto';
 import type { Database, Db } from './db/database.ts';
-import { type AuditEntry, insertAudit } from './engine/audit.ts';
+import { insertAudit } from './engine/audit.ts';
 import { CLIENTS_CHANNEL } from './db/clients.ts';
 import { deleteClientSessions } from './db/sessions.ts';
 import { spkiFingerprint } from './auth/certificate.ts';
@@ -14,6 +14,7 @@ import { operatorContext } from './resources/registry.ts';
 import { users } from './resources/users.ts';
 import type { Level } from './model/types.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
+import type { AuditEntry } from './engine/types.ts';
 
 export class AdminError extends Error {}
 

@@ -8,8 +8,7 @@ import { authorize } from './auth/access.ts';
 import { resumeSession, tokenFrom } from './auth/sessions.ts';
 import { trustOf } from './auth/forwarded.ts';
 import { type Database, ping } from './db/database.ts';
-import { DEFAULT_LIMITS, type Limits } from './engine/context.ts';
-import type { Endpoint } from './engine/endpoint.ts';
+import { DEFAULT_LIMITS } from './engine/context.ts';
 import { clientErrorHandler, connectHandler, http1Only, type UnroutedAnswer } from './http/client-error.ts';
 import { type ConnectionCounts, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeouts } from './http/connections.ts';
 import { answerEarly, continueOnRead } from './http/early-answer.ts';
@@ -25,6 +24,7 @@ import { tlsProfile } from './tls/profile.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEndpoints, createRegistry } from './resources/registry.ts';
+import type { Endpoint, Limits } from './engine/types.ts';
 
 export interface AppOptions {
   readonly database: Database;

@@ -6,7 +6,6 @@
 // names, verbs, statuses, outcomes — never a path, an id or an address.
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ConnectionCounts } from './http/connections.ts';
 
 export const registry = new Registry();
 const registers = [registry];
@@ -81,6 +80,9 @@ poolGauge('asset_tracker_db_pool_max', 'Most connections the pool opens (DB_POOL
 poolGauge('asset_tracker_db_pool_waiting', 'Callers waiting for a database connection', (s) => s.waiting);
 
 // Connection limits (http/connections.ts keeps the tallies; they are read when scraped).
+
+/** What the connection limits have closed so far on a listener, by reason (http/connections.ts counts them). */
+type ConnectionCounts = Readonly<Record<'handshakeTimeouts' | 'overTotal' | 'overAddress', number>>;
 
 const listeners = new Map<ConnectionCounts, string>();
 /** Listeners closed before: their tallies stay in the totals, so the counter never goes back. */

@@ -1,10 +1,10 @@
 // Access levels of sessions (spec §3): readonly < user < admin; creating
 // companies also needs can_create_companies. Basic mode is not limited.
-import type { Endpoint } from '../engine/endpoint.ts';
 import { accessDenied } from '../errors.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Level, Need, Verb } from '../model/types.ts';
+import type { Endpoint } from '../engine/types.ts';
 
 const RANK: Readonly<Record<Level, number>> = { readonly: 0, user: 1, admin: 2 };
 

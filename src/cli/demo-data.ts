@@ -5,9 +5,7 @@ import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addClient, addCompany, addUser, setPassword } from '../admin.ts';
 import type { Database } from '../db/database.ts';
-import type { Ctx } from '../engine/context.ts';
 import { DEFAULT_LIMITS } from '../engine/context.ts';
-import type { Resource } from '../engine/resource.ts';
 import { updateRecords } from '../engine/update.ts';
 import { createRecords } from '../engine/write.ts';
 import { parseQuery } from '../engine/query.ts';
@@ -28,6 +26,7 @@ import { externaltypes } from '../resources/externaltypes.ts';
 import { messages } from '../resources/messages.ts';
 import { createRegistry } from '../resources/registry.ts';
 import { writeClientCert } from './cert.ts';
+import type { Ctx, Resource } from '../engine/types.ts';
 
 /** The demo's impersonation login (printed by `demo`; a demo, not a secret). */
 export const DEMO_USER = 'demo.admin';

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Changes } from './changes.ts';
 import type { Database } from './database.ts';
-import { Lru } from './lru.ts';
+import { Lru } from '../model/lru.ts';
 import { Param } from './statements.ts';
 
 export interface ActiveClient { readonly id: number; readonly company_id: number; readonly impersonation: boolean }

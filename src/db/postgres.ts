@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Sql, SqlDialect } from '../model/dialect.ts';
 import { concatObject, errorCode } from './dialect.ts';
 import { dbPoolWait, type PoolStats } from '../metrics.ts';
-import { Lru } from './lru.ts';
+import { Lru } from '../model/lru.ts';
 import { postgresEventTriggers, postgresInsertEvents } from './postgres-events.ts';
 
 const INT8 = 20;

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { Sql, SqlDialect } from '../model/dialect.ts';
 import { concatObject, errorCode } from './dialect.ts';
 import type { PoolStats } from '../metrics.ts';
-import { Lru } from './lru.ts';
+import { Lru } from '../model/lru.ts';
 import { measuredDialect } from './measured-driver.ts';
 import { sqliteEventTriggers, sqliteInsertEvents } from './sqlite-events.ts';
 import { writerDialect } from './sqlite-writer.ts';

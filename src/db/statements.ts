@@ -6,7 +6,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Sql } from '../model/dialect.ts';
 import { statementCacheLookups } from '../metrics.ts';
-import { Lru } from './lru.ts';
+import { Lru } from '../model/lru.ts';
 
 /** A statement parameter, bound by its key when the statement runs. */
 export class Param {

@@ -8,30 +8,14 @@ import { Param } from '../db/statements.ts';
 import type { Sql } from '../model/dialect.ts';
 import { jsonObjectText } from '../model/json.ts';
 import type { FieldDef, FieldType, ResourceDef, Row, SqlValue } from '../model/types.ts';
-import type { Ctx, Shape } from './context.ts';
 import { PARAMS } from './params.ts';
+import type { AuditEntry, AuditSelect, Ctx, Shape } from './types.ts';
 
 /** A value as JSON text, as the service writes it everywhere (the same text the database writes, see jsonValue). */
 export function valueJson(type: FieldType, v: SqlValue | undefined): string {
   if (v === null || v === undefined) return 'null';
   if (type === 'json' || type === 'int' || type === 'bool') return String(v);
   return JSON.stringify(v);
-}
-
-export type AuditAction = 'create' | 'update' | 'delete' | 'login' | 'logout' | 'note';
-
-export interface AuditEntry {
-  readonly endpoint: string;
-  readonly action: AuditAction;
-  readonly message: string;
-  readonly recordId: number | null;
-  readonly companyId: number | null;
-  readonly assetId?: number | null;
-  readonly fileId?: number | null;
-  readonly olddata?: string;
-  readonly newdata?: string;
-  /** Overrides the session user (login records the user who logged in). */
-  readonly userId?: number | null;
 }
 
 const COLUMNS = ['asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'message', 'olddata', 'newdata',
@@ -86,13 +70,6 @@ export async function insertAudit(ctx: Ctx, db: Db, logdate: string, entries: re
 export async function insertAuditEntry(ctx: Ctx, db: Db, logdate: string, entry: AuditEntry): Promise<number> {
   const { rows } = await sql<{ id: number }>`INSERT INTO auditlog (${columnList}) VALUES (${sql.join(valuesOf(ctx, logdate, entry))}) RETURNING id`.execute(db);
   return Number(rows[0]!.id);
-}
-
-export interface AuditSelect {
-  readonly olddata: Sql;
-  readonly newdata: Sql;
-  /** Which rows of `def` (alias `t`) the entries are about. */
-  readonly where: Sql;
 }
 
 /** One entry per row of `def` that `where` selects, built by the database (record ids ascending). */

@@ -4,7 +4,7 @@ import { invalidField, invalidValue, malformedJson } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
 import { hasNul, JsonNumber, JsonObject, type JsonValue, jsonDepth, stringifyJson } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
-import type { Limits } from './context.ts';
+import type { Limits } from './types.ts';
 
 const CANONICAL_INT = /^-?(0|[1-9]\d*)$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

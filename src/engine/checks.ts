@@ -6,8 +6,7 @@ import { dataError, invalidValue } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
 import { readFields } from './body.ts';
-import type { Ctx } from './context.ts';
-import type { Resource, WriteTx } from './resource.ts';
+import type { Ctx, Find, Resource, WriteTx } from './types.ts';
 
 const ID = new Param('id');
 
@@ -25,8 +24,6 @@ export function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'creat
  */
 export const placing = (def: ResourceDef, values: Row) =>
   def.fields.filter((f) => f.references?.rule === 'in-scope' && values[f.name] !== undefined);
-
-export type Find = (def: ResourceDef, id: number) => Promise<Row | null>;
 
 /**
  * Every id a record refers to must be a record the caller can see, and (for

@@ -13,10 +13,9 @@ import { nextTurn, type Pacer } from '../model/slices.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldType, ResourceDef, Row } from '../model/types.ts';
 import { fieldsJson, recordEntry, storedFields } from './audit.ts';
-import { alreadyInUse, checkReferences, type Find, placing, probeUnique, readBody } from './checks.ts';
-import type { Ctx } from './context.ts';
-import type { Resource, WriteTx } from './resource.ts';
+import { alreadyInUse, checkReferences, placing, probeUnique, readBody } from './checks.ts';
 import { visible } from './select.ts';
+import type { CheckEvents, Ctx, Find, Resource, WriteTx } from './types.ts';
 
 /** Records to a multi-row INSERT, and ids or unique values to a look-up. */
 const ROWS_PER_STATEMENT = 500;
@@ -34,12 +33,6 @@ export function readCreates(ctx: Ctx, res: Resource, items: readonly JsonObject[
 export async function insertRecords(tx: WriteTx, res: Resource, items: readonly Row[]): Promise<number[]> {
   const batch = new NewRecords(tx, res);
   return batch.insert(await batch.check(items));
-}
-
-/** What checking a batch reports: each refusal (else thrown), and each record as its check begins. */
-export interface CheckEvents {
-  readonly refused?: (index: number, error: unknown) => void;
-  readonly checking?: (index: number) => void;
 }
 
 /**

@@ -8,14 +8,12 @@
 import { ApiError, invalidField, invalidRows, ROW_ERRORS_LISTED, type RowError } from '../errors.ts';
 import { JsonNumber, JsonObject, type JsonValue, parseJson } from '../model/json.ts';
 import type { FieldDef, ResourceDef } from '../model/types.ts';
-import type { Ctx } from './context.ts';
 import { csvColumns } from './csv.ts';
-import type { Resource } from './resource.ts';
-import type { Reply } from './endpoint.ts';
 import { nextTurn, Pacer } from '../model/slices.ts';
 import { readBody } from './checks.ts';
 import { NewRecords } from './create.ts';
 import { inWriteTx } from './write.ts';
+import type { Ctx, Reply, Resource } from './types.ts';
 
 /** An RFC 4180 text's rows (CRLF or LF between them; a leading BOM dropped), one at a time. */
 export function* csvRows(text: string): Generator<string[], { unterminated: number } | null> {

@@ -8,12 +8,12 @@ import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { JsonNumber, JsonObject, type JsonValue, parseJson, stringifyJson } from '../model/json.ts';
 import type { FieldDef, RelationDef, ResourceDef } from '../model/types.ts';
-import { type Ctx, shapeOf } from './context.ts';
+import { shapeOf } from './context.ts';
 import { allRecords } from './list.ts';
 import { readRows } from './params.ts';
-import type { Query } from './query.ts';
 import { joinClause, relationsOf, whereClause } from './select.ts';
 import { queryShape } from './shape.ts';
+import type { Ctx, Query } from './types.ts';
 
 /** `Accept` names `text/csv` (any parameters, any q above 0). */
 export function wantsCsv(accept: string | undefined): boolean {

@@ -2,7 +2,7 @@
 // `response` and `pagination` members, and `If-None-Match` with that tag gets 304
 // with no body.
 import { hash } from 'node:crypto';
-import type { Pagination } from './endpoint.ts';
+import type { Pagination } from './types.ts';
 
 /** `W/"…"`: a hash of the answer's `response` and `pagination` members as sent (one-shot: no Hash object per answer). */
 export function etagOf(response: string, pagination: Pagination | undefined): string {

@@ -25,19 +25,12 @@ import type { Sql } from '../model/dialect.ts';
 import { Param, type Statement, type Values } from '../db/statements.ts';
 import { merged } from '../model/merged.ts';
 import type { ResourceDef } from '../model/types.ts';
-import { computedContext, type Ctx, type Shape, shapeOf } from './context.ts';
-import type { Pagination } from './endpoint.ts';
+import { computedContext, shapeOf } from './context.ts';
 import { PARAMS, requestValues } from './params.ts';
-import type { Query } from './query.ts';
 import { recordJson } from './record-json.ts';
 import { joinClause, orderClause, relationsOf, whereClause } from './select.ts';
-import { byId, type QueryShape, queryShape } from './shape.ts';
-
-export interface Page {
-  readonly total: number;
-  /** Each record as JSON text. */
-  readonly records: readonly string[];
-}
+import { byId, queryShape } from './shape.ts';
+import type { Ctx, Page, Pagination, Query, QueryShape, Reader, Shape } from './types.ts';
 
 const table = (def: ResourceDef) => sql.table(def.table);
 const OFFSET = new Param('offset');
@@ -128,9 +121,6 @@ export async function countRecords(ctx: Ctx, def: ResourceDef, query: Query): Pr
 export function pageReply(page: Page, pageSize: number): { readonly response: string; readonly pagination: Pagination } {
   return { response: `[${page.records.join(',')}]`, pagination: { total_pages: Math.ceil(page.total / pageSize), total_records: page.total } };
 }
-
-/** Runs a read statement: outside any transaction by default, or on a transaction's connection. */
-export type Reader = <R>(statement: Statement, values: Values) => Promise<R[]>;
 
 /** Reads on a transaction's connection (what it has written included). */
 export const readerOf = (db: Db): Reader => async <R>(statement: Statement, values: Values) => (await execute<R>(db, statement, values)).rows;

@@ -5,7 +5,7 @@ import { Param, type Values } from '../db/statements.ts';
 import { formatDate, formatDatetime } from '../model/dates.ts';
 import { merged } from '../model/merged.ts';
 import type { RequestParams } from '../model/types.ts';
-import type { Ctx } from './context.ts';
+import type { Ctx } from './types.ts';
 
 export const PARAMS: RequestParams = {
   root: new Param('root'), user: new Param('user'), userCompany: new Param('userCompany'), today: new Param('today'),

@@ -11,18 +11,8 @@ import { invalidValue, preconditionFailed } from '../errors.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { etagOf } from './etag.ts';
 import { listRecords, pageReply, readerOf } from './list.ts';
-import type { Query } from './query.ts';
-import type { WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
-import type { Matched } from './write.ts';
-
-export type Precondition =
-  /** `If-Match: 3`: every matched record has this version. */
-  | { readonly kind: 'version'; readonly sent: string; readonly version: number }
-  /** `If-Match: W/"…"`: the matched records are those of the GET that answered one of these tags. */
-  | { readonly kind: 'etag'; readonly sent: string; readonly tags: readonly string[] }
-  /** `If-Match: *`: some record matches. */
-  | { readonly kind: 'any'; readonly sent: string };
+import type { Matched, Precondition, Query, WriteTx } from './types.ts';
 
 const VERSION = /^\d{1,15}$/;
 /** An entity tag of RFC 9110 §8.8.3, weak or strong; its opaque part is captured. */

@@ -1,17 +1,11 @@
 // From the raw filter segments and order header of a request to a typed query.
 import { type Condition, typeCondition } from '../filter/compile.ts';
-import { type OrderTerm, parseOrder } from '../filter/order.ts';
+import { parseOrder } from '../filter/order.ts';
 import { parseSegment } from '../filter/parse.ts';
 import { resolveField } from '../filter/resolve.ts';
 import { invalidFilter } from '../errors.ts';
 import type { Lookup, ResourceDef, Verb } from '../model/types.ts';
-import type { Limits } from './context.ts';
-
-export interface Query {
-  readonly conditions: readonly Condition[];
-  readonly order: readonly OrderTerm[];
-  readonly page: number;
-}
+import type { Limits, Query } from './types.ts';
 
 /** Decimal digits, leading zeros allowed as in integer filters (`id=01`); the value must be at least 1. */
 const PAGE = /^\d+$/;

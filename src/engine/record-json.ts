@@ -8,8 +8,8 @@ import { sql } from 'kysely';
 import type { JsonMember, Sql } from '../model/dialect.ts';
 import { relationFields } from '../filter/resolve.ts';
 import type { FieldDef, RelationDef, ResourceDef } from '../model/types.ts';
-import type { Shape } from './context.ts';
 import { columnExpr, visible } from './select.ts';
+import type { Shape } from './types.ts';
 
 const members = (s: Shape, fields: readonly FieldDef[], alias: string): JsonMember[] =>
   fields.map((f) => ({ name: f.name, type: f.type, value: columnExpr(s, f, alias) }));

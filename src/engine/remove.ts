@@ -7,17 +7,12 @@ import { Param } from '../db/statements.ts';
 import { dataError, filterRequired } from '../errors.ts';
 import type { FieldDef, ResourceDef } from '../model/types.ts';
 import { auditSelect, storedFields } from './audit.ts';
-import type { Ctx, Registry } from './context.ts';
 import { PARAMS } from './params.ts';
-import type { Query } from './query.ts';
 import { objectSql } from './record-json.ts';
-import type { Resource, WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
-import type { Reply } from './endpoint.ts';
 import { checkPrecondition, readIfMatch } from './precondition.ts';
 import { amongIds, bookkeeping, byIds, idValues, inWriteTx, matchIds, rowsOf, setList } from './write.ts';
-
-export interface DeleteResult { readonly deleted: number; readonly found: number }
+import type { Ctx, DeleteResult, Query, Registry, Reply, Resource, WriteTx } from './types.ts';
 
 /** DELETE: `ifMatch` is the If-Match header (spec §14.2); `answer` makes the reply kept with the write (spec §14.1). */
 export async function deleteRecords(ctx: Ctx, res: Resource, query: Query, ifMatch?: string,

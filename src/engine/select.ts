@@ -7,8 +7,9 @@ import { type Condition, compileCondition } from '../filter/compile.ts';
 import { type OrderTerm, orderSql } from '../filter/order.ts';
 import type { FieldRef } from '../filter/resolve.ts';
 import type { FieldDef, RelationDef, ResourceDef } from '../model/types.ts';
-import { computedContext, type Shape } from './context.ts';
+import { computedContext } from './context.ts';
 import { inScope } from './scope.ts';
+import type { Shape } from './types.ts';
 
 export const aliasOf = (rel: RelationDef | null) => (rel ? `r_${rel.name}` : 't');
 

@@ -2,20 +2,11 @@
 // Params (c0, c0n, …), the key that names the shape, and the values to bind.
 // Field references, operators and value kinds make the key; values never do.
 import { Param } from '../db/statements.ts';
-import type { Condition, Typed } from '../filter/compile.ts';
+import type { Typed } from '../filter/compile.ts';
 import type { OrderTerm } from '../filter/order.ts';
 import type { FieldRef } from '../filter/resolve.ts';
 import { merged } from '../model/merged.ts';
-import type { Query } from './query.ts';
-
-export interface QueryShape {
-  /** The key of the filter part (conditions). */
-  readonly where: string;
-  /** The key of the ordering. */
-  readonly order: string;
-  readonly conditions: readonly Condition[];
-  readonly values: Record<string, unknown>;
-}
+import type { Query, QueryShape } from './types.ts';
 
 const refKey = (r: FieldRef) => [r.relation?.name ?? '', r.field.name, ...r.keys].join('.');
 

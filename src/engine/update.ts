@@ -10,17 +10,12 @@ import { accessDenied, filterRequired, invalidValue } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
 import { auditSelect, fieldsJson, recordEntry, storedFields, valueJson } from './audit.ts';
-import type { Ctx } from './context.ts';
-import type { Reply } from './endpoint.ts';
 import { checkPrecondition, readIfMatch } from './precondition.ts';
 import { PARAMS } from './params.ts';
-import type { Query } from './query.ts';
-import type { Derived, Resource, WriteTx } from './resource.ts';
 import { columnOf } from './select.ts';
 import { alreadyInUse, checkReferences, checkUnique, placing, readBody } from './checks.ts';
-import { bookkeeping, byIds, inWriteTx, type Matched, matchIds, matchSet, rowsOf, setList } from './write.ts';
-
-export interface UpdateResult { readonly updated: number; readonly found: number }
+import { bookkeeping, byIds, inWriteTx, matchIds, matchSet, rowsOf, setList } from './write.ts';
+import type { Ctx, Derived, Matched, Query, Reply, Resource, UpdateResult, WriteTx } from './types.ts';
 
 /** POST: `ifMatch` is the If-Match header (spec §14.2); `answer` makes the reply kept with the write (spec §14.1). */
 export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject, ifMatch?: string,

@@ -3,19 +3,17 @@
 import { sql } from 'kysely';
 import { execute } from '../db/database.ts';
 import type { Sql } from '../model/dialect.ts';
-import { Param, type Values } from '../db/statements.ts';
+import { Param } from '../db/statements.ts';
 import { dataError } from '../errors.ts';
 import type { JsonObject } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row } from '../model/types.ts';
-import { type AuditEntry, insertAudit } from './audit.ts';
-import { type Ctx, shapeOf } from './context.ts';
+import { insertAudit } from './audit.ts';
+import { shapeOf } from './context.ts';
 import { insertRecords, readCreates } from './create.ts';
-import type { Reply } from './endpoint.ts';
 import { requestValues } from './params.ts';
-import type { Query } from './query.ts';
-import type { Resource, WriteTx } from './resource.ts';
 import { columnOf, joinClause, relationsOf, visible, whereClause } from './select.ts';
 import { queryShape } from './shape.ts';
+import type { AuditEntry, Ctx, Matched, Query, Reply, Resource, WriteTx } from './types.ts';
 
 /** A transaction that lost a deadlock or serialization conflict is run again, up to this many times. */
 const ATTEMPTS = 3;
@@ -94,15 +92,6 @@ export async function matchIds(tx: WriteTx, def: ResourceDef, query: Query): Pro
   return rows.map((r) => Number(r.id));
 }
 
-/** The records a set-based write acts on: a condition on alias `t`, its values, and how many there are. */
-export interface Matched {
-  readonly count: number;
-  /** Part of the key of every statement that uses `where`. */
-  readonly key: string;
-  readonly where: Sql;
-  readonly values: Values;
-}
-
 /**
  * The matched records as a set: the filter itself where writes run alone
  * (no ids travel to the service and back), else their ids, locked.
@@ -133,7 +122,6 @@ export async function rowsOf(tx: WriteTx, def: ResourceDef, ids: readonly number
   return (await tx.run(`rows|${def.name}`, () => sql`SELECT t.* FROM ${sql.table(def.table)} AS t WHERE ${amongIds(tx)} ORDER BY t.id`,
     idValues(tx, ids))).rows;
 }
-
 
 /** PUT: the records of the body, created in one transaction; their ids in the body's order. */
 export async function createRecords(ctx: Ctx, res: Resource, items: readonly JsonObject[], answer?: (ids: number[]) => Reply): Promise<number[]> {

@@ -1,10 +1,9 @@
 // The response envelope (spec §5.1), written as text member by member in the
 // contract's order.
 import { SESSION_MS } from '../auth/sessions.ts';
-import type { Pagination } from '../engine/endpoint.ts';
 import type { ApiError } from '../errors.ts';
 import type { SessionInfo } from '../model/principal.ts';
-
+import type { Pagination } from '../engine/types.ts';
 
 export interface RequestBlock {
   readonly url: string;

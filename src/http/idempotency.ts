@@ -12,10 +12,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database, Db } from '../db/database.ts';
 import { claimKey, type Fingerprint, type KeptReply, type KeyOwner, keepReply, releaseKey } from '../db/idempotency.ts';
-import type { Reply } from '../engine/endpoint.ts';
 import { idempotencyInFlight, idempotencyMismatch, invalidValue } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
+import type { Reply } from '../engine/types.ts';
 
 /** 1–255 printable ASCII characters. */
 const KEY = /^[\x20-\x7e]{1,255}$/;

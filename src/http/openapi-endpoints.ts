@@ -2,7 +2,6 @@
 // their definition; the endpoints that answer their own way (login, upload, …)
 // are described here; any other endpoint gets a plain description of its verbs.
 import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Verb } from '../model/types.ts';
 import { V3_ENDPOINTS } from '../resources/endpoints.ts';
@@ -12,6 +11,7 @@ import {
 } from './openapi-operations.ts';
 import { filtersParameter } from './openapi-parameters.ts';
 import { inputSchema, pascal, ref, type Schema } from './openapi-schemas.ts';
+import type { Endpoint } from '../engine/types.ts';
 
 /** A path's operations and the parameters they share. */
 export interface PathSpec { readonly operations: Operations; readonly parameters?: readonly Schema[] }

@@ -1,12 +1,11 @@
 // Operations of the OpenAPI document: the envelope around each answer, the
 // errors each can give, and the generic operations of resource endpoints
 // (list, update, create, delete), taken from the endpoint and its definition.
-import type { InternalReference, Limits } from '../engine/context.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Lookup, Need, ResourceDef, Verb } from '../model/types.ts';
 import { type ErrorResponses, headerRef, rateLimitHeaders } from './openapi-errors.ts';
 import { bodySchema, pascal, type RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
+import type { Endpoint, InternalReference, Limits } from '../engine/types.ts';
 
 export interface DocContext {
   readonly resources: readonly ResourceDef[];

@@ -1,8 +1,8 @@
 // The parameters of the OpenAPI document: the filter segments of a path (spec
 // §4.1), with the names each endpoint's filters may use, and the ordering header (§4.2).
-import type { Limits } from '../engine/context.ts';
 import type { Lookup, ResourceDef } from '../model/types.ts';
 import { filterableFields, type Schema } from './openapi-schemas.ts';
+import type { Limits } from '../engine/types.ts';
 
 /** The `{filters}` path parameter (spec §4.1), with the names the endpoint's filters may use. */
 export function filtersParameter(ctx: { readonly limits: Limits; readonly lookup: Lookup }, def: ResourceDef, uses: string): Schema {

@@ -1,9 +1,9 @@
 // JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of records and request bodies,
 // derived from the resource definitions, so the document describes exactly the
 // fields the engine reads and writes.
-import type { Limits } from '../engine/context.ts';
 import { relationFields } from '../filter/resolve.ts';
 import type { FieldDef, FieldType, Lookup, RelationDef, ResourceDef } from '../model/types.ts';
+import type { Limits } from '../engine/types.ts';
 
 export type Schema = Record<string, unknown>;
 

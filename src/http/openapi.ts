@@ -1,12 +1,12 @@
 // The OpenAPI 3.1 document of the whole API, generated from the same registry
 // and endpoints the engine runs on, so it cannot drift from what is served.
-import { DEFAULT_LIMITS, type Limits, type Registry } from '../engine/context.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
+import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { endpointPaths, TAG_DESCRIPTIONS } from './openapi-endpoints.ts';
 import { ErrorResponses, HEADER_COMPONENTS } from './openapi-errors.ts';
 import { type DocContext, operation } from './openapi-operations.ts';
 import { IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, RESULT_ORDER } from './openapi-parameters.ts';
 import { RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
+import type { Endpoint, Limits, Registry } from '../engine/types.ts';
 
 const DESCRIPTION = (limits: Limits) => `Every endpoint is \`/3.0/<endpoint>[/<filter>...]\`.
 

@@ -8,8 +8,6 @@ import type { Readable } from 'node:stream';
 import { authenticate } from '../auth/authenticate.ts';
 import { presented, type ProxySettings } from '../auth/transport.ts';
 import type { Database } from '../db/database.ts';
-import type { Limits, Registry } from '../engine/context.ts';
-import type { Call, Endpoint } from '../engine/endpoint.ts';
 import { ApiError, internal, methodNotAllowed, noEndpoint, noVersion, rateLimited, tooLong } from '../errors.ts';
 import type { Clock } from '../model/dates.ts';
 import type { JsonValue } from '../model/json.ts';
@@ -25,6 +23,7 @@ import { etagOf, noneMatch } from '../engine/etag.ts';
 import { noteCaller } from './observe.ts';
 import { merged } from '../model/merged.ts';
 import { type ApiPath, splitPath } from './path.ts';
+import type { Call, Endpoint, Limits, Registry } from '../engine/types.ts';
 
 /** The one version this API answers to in paths. */
 export const PATH_VERSION = '3.0';

@@ -13,8 +13,7 @@
 import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
 import type { SqlDialect } from '../model/dialect.ts';
-import { insertAudit, type AuditEntry } from '../engine/audit.ts';
-import type { Ctx } from '../engine/context.ts';
+import { insertAudit } from '../engine/audit.ts';
 import { emitEvents } from '../events/triggers.ts';
 import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
@@ -22,6 +21,7 @@ import type { FieldType } from '../model/types.ts';
 import { observeReminderRun } from '../metrics.ts';
 import { operatorContext } from '../resources/registry.ts';
 import { DEFAULT_SLICES, type SliceLimits, Slices } from '../model/slices.ts';
+import type { AuditEntry, Ctx } from '../engine/types.ts';
 
 export interface ReminderRun {
   readonly created: number;

@@ -1,11 +1,10 @@
 // Where SQLite and PostgreSQL differ, and nowhere else: the hook interface (types
 // only). Every piece of dialect-specific SQL the service needs is a hook here,
 // implemented by db/sqlite.ts and db/postgres.ts; callers never branch on the engine.
-import type { RawBuilder } from 'kysely';
 import type { EventKind, EventTable } from './event-table.ts';
-import type { FieldType } from './types.ts';
+import type { FieldType, Sql } from './sql.ts';
 
-export type Sql = RawBuilder<unknown>;
+export type { Sql };
 
 /** A value inside a JSON column, normalised so both engines answer alike. */
 export interface JsonAccess {

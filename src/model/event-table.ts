@@ -1,10 +1,7 @@
 // What the event triggers of one table write (spec §9, §14.3), described so that each
 // dialect can build them (SqlDialect.eventTriggers): events/ makes one per event
 // resource from its definition. Types only.
-import type { RawBuilder } from 'kysely';
-import type { FieldType } from './types.ts';
-
-type Sql = RawBuilder<unknown>;
+import type { FieldType, Sql } from './sql.ts';
 
 export interface EventKind { readonly op: string; readonly event: string }
 

@@ -1,12 +1,13 @@
 // The shape of a resource definition: the one table every layer reads. Types only.
-import type { Sql, SqlDialect } from './dialect.ts';
+import type { SqlDialect } from './dialect.ts';
 import type { EventKind, Side } from './event-table.ts';
+import type { FieldType, Sql } from './sql.ts';
 
 /** A value as it travels between the engine and SQL. JSON fields hold canonical JSON text. */
 export type SqlValue = string | number | null;
 export type Row = Record<string, SqlValue>;
 
-export type FieldType = 'int' | 'bool' | 'string' | 'date' | 'datetime' | 'json';
+export type { FieldType };
 
 export type Verb = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -5,7 +5,7 @@
 // spend only its share of the burst (burst ÷ live instances), so that instances
 // together let through at most about rate × seconds + burst, whatever the client
 // spreads over them.
-import { Lru } from '../db/lru.ts';
+import { Lru } from '../model/lru.ts';
 import { rateLimitRefusals } from '../metrics.ts';
 import { type Decision, decide, interval, type Policy } from './gcra.ts';
 

@@ -1,12 +1,12 @@
 // The approval queue (spec §7.7, §8.1): entries wait (released=0), are released
 // into assets (1) or rejected (2) by the company's approving system.
 import { sql } from 'kysely';
-import type { Resource, WriteTx } from '../engine/resource.ts';
 import { dataError, invalidField, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
 import { ALL_VERBS, companyId, data, date, embed, id, modified, version, ref, required, text, USER_CREATES } from './fields.ts';
+import type { Resource, WriteTx } from '../engine/types.ts';
 
 const ALLOWED = new Set(['0>1', '0>2', '2>0']);
 /** What a released entry still lets the approving system change. */

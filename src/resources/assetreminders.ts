@@ -1,7 +1,7 @@
 // Reminders of due check dates (spec §7.8, §8.2).
-import type { Resource } from '../engine/resource.ts';
 import { takeAssetCompany } from './owned.ts';
 import { ADMIN_WRITES, ALL_VERBS, ASSET_SHORT, data, embed, flag, id, ref, text } from './fields.ts';
+import type { Resource } from '../engine/types.ts';
 
 export const assetreminders: Resource = {
   def: {

@@ -2,12 +2,12 @@
 import { sql } from 'kysely';
 import type { Sql } from '../model/dialect.ts';
 import { Param } from '../db/statements.ts';
-import type { Derived, Resource, WriteTx } from '../engine/resource.ts';
 import { dataError } from '../errors.ts';
 import { addMonths, MONTHS_MAX, MONTHS_MIN } from '../model/dates.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, date, embed, id, modified, version, ref, required, text } from './fields.ts';
+import type { Derived, Resource, WriteTx } from '../engine/types.ts';
 
 const advances = (changes: Row) => changes.last_check !== undefined && changes.last_check !== null && changes.next_check === undefined;
 

@@ -3,12 +3,12 @@
 import { sql } from 'kysely';
 import { insertAuditEntry } from '../engine/audit.ts';
 import { bodyObjects, readFields } from '../engine/body.ts';
-import { created, type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
+import { created, resourceEndpoint } from '../engine/endpoint.ts';
 import { parseQuery } from '../engine/query.ts';
-import type { Resource } from '../engine/resource.ts';
 import { inWriteTx } from '../engine/write.ts';
 import { invalidValue, tooMany } from '../errors.ts';
 import { embed, id, ASSET_SHORT } from './fields.ts';
+import type { Endpoint, Resource } from '../engine/types.ts';
 
 const int = (name: string) => ({ name, type: 'int', nullable: true }) as const;
 const json = (name: string) => ({ name, type: 'json', objectOnly: true }) as const;

@@ -9,14 +9,14 @@
 import { sql } from 'kysely';
 import { meets } from '../auth/access.ts';
 import type { Sql } from '../model/dialect.ts';
-import { type Endpoint, listReply, resourceEndpoint } from '../engine/endpoint.ts';
+import { listReply, resourceEndpoint } from '../engine/endpoint.ts';
 import { parseQuery } from '../engine/query.ts';
-import type { Resource } from '../engine/resource.ts';
 import { cursorExpired } from '../errors.ts';
 import type { Condition } from '../filter/compile.ts';
 import { prunedThrough } from '../feed/prune.ts';
 import type { ComputedContext, FieldDef, ResourceDef } from '../model/types.ts';
 import { ADMIN_ONLY } from './fields.ts';
+import type { Endpoint, Resource } from '../engine/types.ts';
 
 const int = (name: string, nullable = false): FieldDef => ({ name, type: 'int', nullable });
 const text = (name: string): FieldDef => ({ name, type: 'string' });

@@ -3,11 +3,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { SqlDialect } from '../model/dialect.ts';
-import type { Resource, WriteTx } from '../engine/resource.ts';
 import { dataError, invalidValue } from '../errors.ts';
 import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row, SqlValue } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, data, embed, id, modified, version } from './fields.ts';
+import type { Resource, WriteTx } from '../engine/types.ts';
 
 const MANAGER = 'api_assetqueue_manager_id';
 

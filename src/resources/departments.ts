@@ -1,6 +1,6 @@
-import type { Resource } from '../engine/resource.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, id, modified, version, required } from './fields.ts';
+import type { Resource } from '../engine/types.ts';
 
 /** Departments and locations share one shape (spec §7.4, §7.5). */
 function placeDef(name: 'departments' | 'locations'): ResourceDef {

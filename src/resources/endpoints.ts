@@ -1,5 +1,5 @@
-import type { Endpoint } from '../engine/endpoint.ts';
 import { invalidFilter } from '../errors.ts';
+import type { Endpoint } from '../engine/types.ts';
 
 /** The v3.0 endpoint names, exactly as the seed lists them (spec §7.1). */
 export const V3_ENDPOINTS = ['assetqueue', 'assetreminders', 'assets', 'auditlog', 'companies', 'departments', 'endpoints',

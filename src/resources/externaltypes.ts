@@ -1,5 +1,5 @@
-import type { Resource } from '../engine/resource.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, id, modified, version, text } from './fields.ts';
+import type { Resource } from '../engine/types.ts';
 
 export const externaltypes: Resource = {
   def: {

@@ -1,11 +1,10 @@
 // File references (spec §7.9). Content arrives through `upload` (§7.10, §8.3).
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { Ctx } from '../engine/context.ts';
-import type { Resource, WriteTx } from '../engine/resource.ts';
 import type { Row } from '../model/types.ts';
 import { takeAssetCompany } from './owned.ts';
 import { ADMIN_WRITES, ASSET_SHORT, ALL_VERBS, data, embed, id, modified, version, text, USER_CREATES } from './fields.ts';
+import type { Ctx, Resource, WriteTx } from '../engine/types.ts';
 
 /** `token` is the secret part of the file's upload URL. */
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {

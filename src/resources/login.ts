@@ -5,10 +5,10 @@ import { createSession } from '../auth/sessions.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { bodyObjects } from '../engine/body.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
 import { badLogin, forbidden, invalidField, invalidFilter, invalidValue } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
 import { jsonObjectText } from '../model/json.ts';
+import type { Endpoint } from '../engine/types.ts';
 
 const FIELDS = ['username', 'password', 'ip', 'useragent'] as const;
 /** Optional fields: an explicit null means not given. */

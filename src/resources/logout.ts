@@ -1,9 +1,9 @@
 // GET /3.0/logout ends the session in the Authorization header (spec §2.2).
 import { endSession } from '../auth/sessions.ts';
 import { insertAudit } from '../engine/audit.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
 import { invalidFilter, noSession } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
+import type { Endpoint } from '../engine/types.ts';
 
 export const logoutEndpoint: Endpoint = {
   name: 'logout',

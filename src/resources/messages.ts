@@ -4,10 +4,10 @@
 import { sql } from 'kysely';
 import { Param } from '../db/statements.ts';
 import { computedContext } from '../engine/context.ts';
-import type { Resource, WriteTx } from '../engine/resource.ts';
 import { accessDenied } from '../errors.ts';
 import type { ComputedContext, Row } from '../model/types.ts';
 import { companyId, data, date, embed, flag, id, modified, version, ref, text, USER_CREATES } from './fields.ts';
+import type { Resource, WriteTx } from '../engine/types.ts';
 
 function messageRead(c: ComputedContext) {
   const t = (col: string) => sql.ref(`${c.alias}.${col}`);

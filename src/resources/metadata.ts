@@ -3,14 +3,14 @@
 // for people (`$` keys are API-only), and what the company declared about them in
 // its `data.custom_fields` ({"assets": {"costcode": {"display_name", "type", "options", "constraints"}}}).
 import { sql } from 'kysely';
-import { type Ctx, shapeOf } from '../engine/context.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
+import { shapeOf } from '../engine/context.ts';
 import { readRows } from '../engine/params.ts';
 import { visible } from '../engine/select.ts';
 import { invalidFilter } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
 import { JsonObject, type JsonValue, parseJson, stringifyJson } from '../model/json.ts';
 import type { ResourceDef } from '../model/types.ts';
+import type { Ctx, Endpoint } from '../engine/types.ts';
 
 interface KeyStats { key: string; kind: string | null; n: number | string; dates: number | string; datetimes: number | string; lo: string | null; hi: string | null }
 

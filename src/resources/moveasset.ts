@@ -3,10 +3,8 @@
 // the old company's location, department and external type are cleared.
 import { sql } from 'kysely';
 import { bodyObjects, readFields } from '../engine/body.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
 import { listRecords, readerOf } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
-import type { Resource, WriteTx } from '../engine/resource.ts';
 import { clearReference, removeRecords } from '../engine/remove.ts';
 import { updateRecord } from '../engine/update.ts';
 import { checkPrecondition, readIfMatch } from '../engine/precondition.ts';
@@ -17,6 +15,7 @@ import { assetqueue } from './assetqueue.ts';
 import { assetreminders } from './assetreminders.ts';
 import { assets } from './assets.ts';
 import { files } from './files.ts';
+import type { Endpoint, Resource, WriteTx } from '../engine/types.ts';
 
 const moveDef: ResourceDef = {
   name: 'moveasset', table: 'assets', verbs: ['POST'], scopeColumn: 'company_id', relations: [],

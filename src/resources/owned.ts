@@ -1,6 +1,6 @@
-import type { WriteTx } from '../engine/resource.ts';
 import { invalidValue } from '../errors.ts';
 import type { Row } from '../model/types.ts';
+import type { WriteTx } from '../engine/types.ts';
 
 /** Records that hang off an asset (files, reminders) belong to the asset's company. */
 export async function takeAssetCompany(tx: WriteTx, record: Row): Promise<void> {

@@ -4,17 +4,17 @@ import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
 import { endUserSessions } from '../auth/sessions.ts';
 import { recordEntry } from '../engine/audit.ts';
 import { bodyObjects } from '../engine/body.ts';
-import { counts, type Endpoint } from '../engine/endpoint.ts';
+import { counts } from '../engine/endpoint.ts';
 import { parseQuery } from '../engine/query.ts';
 import { sql } from 'kysely';
 import { checkPrecondition, readIfMatch } from '../engine/precondition.ts';
 import { bookkeeping, byIds, inWriteTx, matchIds, rowsOf, setList } from '../engine/write.ts';
 import { exceeds } from '../auth/access.ts';
-import type { WriteTx } from '../engine/resource.ts';
 import { accessDenied, filterRequired, forbidden, invalidField, invalidValue } from '../errors.ts';
 import type { Row } from '../model/types.ts';
 import { jsonObjectText } from '../model/json.ts';
 import { users } from './users.ts';
+import type { Endpoint, WriteTx } from '../engine/types.ts';
 
 /** Stores a password hash for a user (audited as `***`) and ends the user's other sessions. */
 export async function storePassword(tx: WriteTx, user: Row, hash: string): Promise<void> {

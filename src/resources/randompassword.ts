@@ -1,6 +1,6 @@
 import { randomPassword } from '../auth/passwords.ts';
-import type { Endpoint } from '../engine/endpoint.ts';
 import { invalidFilter } from '../errors.ts';
+import type { Endpoint } from '../engine/types.ts';
 
 /** GET /3.0/randompassword → `[{"randompassword": "<16 chars>"}]` (spec §7.17). */
 export const randompasswordEndpoint: Endpoint = {

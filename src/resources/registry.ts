@@ -1,9 +1,8 @@
 // Every endpoint of the API and every resource definition, in one table.
 import type { Database } from '../db/database.ts';
-import { type Ctx, DEFAULT_LIMITS, type InternalReference, type Registry } from '../engine/context.ts';
+import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { type Clock, systemClock } from '../model/dates.ts';
-import { type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
-import type { Resource } from '../engine/resource.ts';
+import { resourceEndpoint } from '../engine/endpoint.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { assetqueue } from './assetqueue.ts';
 import { assetreminders } from './assetreminders.ts';
@@ -27,6 +26,7 @@ import { users } from './users.ts';
 import { webhookdeliveries } from './webhookdeliveries.ts';
 import { webhooks, webhooksEndpoint } from './webhooks.ts';
 import type { BlobStore } from '../storage/blobs.ts';
+import type { Ctx, Endpoint, InternalReference, Registry, Resource } from '../engine/types.ts';
 
 const RECORDS: readonly Resource[] = [
   assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,

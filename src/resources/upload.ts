@@ -1,9 +1,9 @@
 // POST /3.0/upload/<token> stores a file's content; GET returns it (spec §7.10, §8.3).
 // The segment after `upload/` is the file's token, not a filter.
 import { sql } from 'kysely';
-import { counts, type Call, type Endpoint } from '../engine/endpoint.ts';
+import { counts } from '../engine/endpoint.ts';
 import { fieldsJson, recordEntry } from '../engine/audit.ts';
-import { type Ctx, shapeOf } from '../engine/context.ts';
+import { shapeOf } from '../engine/context.ts';
 import { readRows } from '../engine/params.ts';
 import { visible } from '../engine/select.ts';
 import { updateRecord } from '../engine/update.ts';
@@ -13,6 +13,7 @@ import { accessDenied, notFound, tooLarge } from '../errors.ts';
 import type { Row } from '../model/types.ts';
 import { type BlobStore, type PendingBlob, storageError } from '../storage/blobs.ts';
 import { blobLock, files, removeUnusedBlob } from './files.ts';
+import type { Call, Ctx, Endpoint } from '../engine/types.ts';
 
 const TOKEN = new Param('token');
 

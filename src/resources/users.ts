@@ -1,11 +1,11 @@
 // Users (spec §7.13). Passwords are set only through `password`; no hash ever
 // leaves the database.
 import { exceeds } from '../auth/access.ts';
-import type { Resource, WriteTx } from '../engine/resource.ts';
 import { forbidden, invalidValue } from '../errors.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
 import type { SqlValue } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, flag, id, modified, version, required, text } from './fields.ts';
+import type { Resource, WriteTx } from '../engine/types.ts';
 
 export const LEVELS = ['readonly', 'user', 'admin'] as const;
 

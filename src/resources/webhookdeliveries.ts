@@ -1,8 +1,8 @@
 // The delivery log of webhooks (read-only): one record per event and webhook, with
 // the outcome of its last attempt, under the webhook's company. Basic mode or admin sessions only.
-import type { Resource } from '../engine/resource.ts';
 import type { FieldDef } from '../model/types.ts';
 import { ADMIN_ONLY, id } from './fields.ts';
+import type { Resource } from '../engine/types.ts';
 
 const int = (name: string, nullable = false): FieldDef => ({ name, type: 'int', nullable });
 const text = (name: string, nullable = false): FieldDef => ({ name, type: 'string', nullable });

@@ -3,8 +3,7 @@
 // that creates the webhook (`secrets`, in the order of `ids`) and never again; it is
 // no field, so no GET, audit entry or event shows it.
 import { sql } from 'kysely';
-import { created, type Endpoint, resourceEndpoint } from '../engine/endpoint.ts';
-import type { Resource } from '../engine/resource.ts';
+import { created, resourceEndpoint } from '../engine/endpoint.ts';
 import { bodyObjects } from '../engine/body.ts';
 import { insertRecords, readCreates } from '../engine/create.ts';
 import { inWriteTx } from '../engine/write.ts';
@@ -12,9 +11,9 @@ import { invalidValue } from '../errors.ts';
 import { parseJson } from '../model/json.ts';
 import { parseQuery } from '../engine/query.ts';
 import { knownEvents, readEventList } from '../events/names.ts';
-import { newSecret } from '../webhooks/secret.ts';
+import { newSecret } from '../events/secret.ts';
 import { ADMIN_ONLY, ALL_VERBS, companyId, data, flag, id, modified, version, required } from './fields.ts';
-
+import type { Endpoint, Resource } from '../engine/types.ts';
 
 /** An https URL with a host and no credentials. */
 export function checkUrl(value: string): boolean {

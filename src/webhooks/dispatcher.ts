@@ -27,7 +27,7 @@ import { DELIVERY_TIMEOUT_MS, post } from './deliver.ts';
 import { hears } from '../events/names.ts';
 import { webhookAttempts, watchBacklog } from './metrics.ts';
 import { GIVE_UP_MS, retryDelayMs } from './schedule.ts';
-import { specSignature, standardSignature } from './secret.ts';
+import { specSignature, standardSignature } from '../events/secret.ts';
 
 export interface DispatcherOptions {
   readonly allowPrivate: boolean;

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import type { Endpoint } from '../../src/engine/endpoint.ts';
 import { addDays } from '../../src/model/dates.ts';
 import type { Need, Verb } from '../../src/model/types.ts';
 import { createEndpoints } from '../../src/resources/registry.ts';
@@ -12,6 +11,7 @@ import { BlobStore } from '../../src/storage/blobs.ts';
 import type { TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { Api, assertNoSecretsLeaked, expectError, expectOk, makeUser, type TestUser, uniqueName } from '../support/sessions.ts';
+import type { Endpoint } from '../../src/engine/types.ts';
 
 type Caller = 'readonly' | 'user' | 'admin' | 'creator' | 'basic';
 const CALLERS: readonly Caller[] = ['readonly', 'user', 'admin', 'creator', 'basic'];

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { Endpoint } from '../../src/engine/endpoint.ts';
 import type { TestCert } from '../support/certs.ts';
 import type { TestClient, TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
+import type { Endpoint } from '../../src/engine/types.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ENDPOINTS = ['assetqueue', 'assetreminders', 'assets', 'auditlog', 'companies', 'departments', 'endpoints', 'externaltypes',

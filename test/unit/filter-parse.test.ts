@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_LIMITS } from '../../src/engine/context.ts';
-import { parseQuery, type Query } from '../../src/engine/query.ts';
+import { parseQuery } from '../../src/engine/query.ts';
 import { ApiError } from '../../src/errors.ts';
 import { parseSegment } from '../../src/filter/parse.ts';
 import type { Verb } from '../../src/model/types.ts';
 import { createRegistry } from '../../src/resources/registry.ts';
+import type { Query } from '../../src/engine/types.ts';
 
 const registry = createRegistry();
 

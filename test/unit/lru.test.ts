@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { Lru } from '../../src/db/lru.ts';
+import { Lru } from '../../src/model/lru.ts';
 
 /** The rule written plainly: insertion order with a sequence number per entry. */
 class Model {
