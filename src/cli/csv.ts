@@ -8,7 +8,7 @@ import { importCsv } from '../engine/csv-import.ts';
 import { countRecords } from '../engine/list.ts';
 import { parseQuery } from '../engine/query.ts';
 import { ApiError, noEndpoint, type RowError } from '../errors.ts';
-import { createRegistry, operatorContext } from '../resources/registry.ts';
+import { createRegistry, hasOwnEndpoint, operatorContext } from '../resources/registry.ts';
 import type { Database } from '../db/database.ts';
 import { type Args, type Command, output, positiveInt, requiredString } from './command.ts';
 import { withDatabase } from './database.ts';
@@ -17,7 +17,7 @@ import { ProgressBar } from './progress.ts';
 /** The resource an export or import names: one with a list (and, to import, a PUT of the generic engine). */
 function resourceNamed(name: string, verb: 'GET' | 'PUT') {
   const resource = createRegistry().resource(name);
-  if (!resource || !resource.def.verbs.includes(verb) || (verb === 'PUT' && ['auditlog', 'webhooks'].includes(name))) throw noEndpoint(name);
+  if (!resource || !resource.def.verbs.includes(verb) || (verb === 'PUT' && hasOwnEndpoint(name))) throw noEndpoint(name);
   return resource;
 }
 

@@ -37,6 +37,14 @@ const changes = changesResource(RECORDS.filter((r) => r.def.events).map((r) => r
 
 export const RESOURCES: readonly Resource[] = [...RECORDS, changes];
 
+/** The resources whose endpoint is not the engine's plain one (their PUT, their GET or their answers are their own). */
+const OWN_ENDPOINTS: ReadonlyMap<Resource, Endpoint> = new Map([
+  [auditlog, auditlogEndpoint], [webhooks, webhooksEndpoint], [changes, changesEndpoint(changes)],
+]);
+
+/** Whether a resource's endpoint is its own rather than the engine's plain one (the CLI imports only into the latter). */
+export const hasOwnEndpoint = (name: string): boolean => [...OWN_ENDPOINTS.keys()].some((r) => r.def.name === name);
+
 /** Tables outside the resource list that refer to resources. */
 const INTERNAL: readonly InternalReference[] = [
   { table: 'clients', column: 'company_id', resource: 'companies', onDelete: 'restrict' },
@@ -70,10 +78,7 @@ export interface EndpointSettings {
 export function createEndpoints(settings: EndpointSettings, extra: readonly Endpoint[] = []): ReadonlyMap<string, Endpoint> {
   const list: Endpoint[] = [
     endpointsEndpoint,
-    ...RESOURCES.filter((r) => r !== auditlog && r !== webhooks && r !== changes).map((r) => resourceEndpoint(r)),
-    changesEndpoint(changes),
-    webhooksEndpoint,
-    auditlogEndpoint,
+    ...RESOURCES.map((r) => OWN_ENDPOINTS.get(r) ?? resourceEndpoint(r)),
     loginEndpoint(settings.loginFailuresPerHour),
     logoutEndpoint,
     passwordEndpoint,
