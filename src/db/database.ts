@@ -95,7 +95,7 @@ export function openDatabase(o: DatabaseOptions): Database {
     transaction: (fn) => immediateTransaction(db, fn),
     pool: sqlite.stats,
     forBackground: () => database,
-    close: () => db.destroy(),
+    close: async () => { await db.destroy(); await sqlite.close(); },
   };
   return database;
 }

@@ -85,11 +85,17 @@ class WriterThread {
     this.waiting.clear();
   }
 
-  async close(): Promise<void> {
-    this.on.beforeClose();
-    if (!this.failure) this.worker.postMessage('close');
-    this.worker.ref();
-    await this.exited;
+  private closing: Promise<void> | null = null;
+
+  /** Closes the thread (once, however often it is called). */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.on.beforeClose();
+      if (!this.failure) this.worker.postMessage('close');
+      this.worker.ref();
+      await this.exited;
+    })();
+    return this.closing;
   }
 }
 
@@ -147,13 +153,19 @@ export interface WriterEvents {
   beforeClose(): void;
 }
 
-/** A Kysely dialect whose one connection is the writer thread on `file`. */
-export function writerDialect(file: string, on: WriterEvents): Dialect {
+/**
+ * A Kysely dialect whose one connection is the writer thread on `file`, and the thread's
+ * close: Kysely closes its driver only if it ever used it, and the thread is there from the start.
+ */
+export function writerDialect(file: string, on: WriterEvents): { dialect: Dialect; close(): Promise<void> } {
   const thread = new WriterThread(file, on);
   return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new WriterDriver(thread),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new WriterDriver(thread),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+    close: () => thread.close(),
   };
 }

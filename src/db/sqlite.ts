@@ -89,6 +89,8 @@ export interface SqliteConnections {
   read(statement: { readonly text: string }, params: readonly unknown[]): unknown[];
   /** Changes whenever any connection — this process's writer or another process — commits (PRAGMA data_version on the reader). */
   dataVersion(): number;
+  /** Closes the writer thread and the reader (Kysely's destroy first: it closes what it used). */
+  close(): Promise<void>;
 }
 
 /**
@@ -141,7 +143,7 @@ export function openSqlite(file: string): SqliteConnections {
   const prepareRead = preparing(reader);
   // The reader closes with the writer.
   const writer = writerDialect(file, { afterEach: snapshot.end, beforeClose: () => { snapshot.end(); reader.close(); } });
-  const measured = measuredDialect(writer, 'sqlite', 1);
+  const measured = measuredDialect(writer.dialect, 'sqlite', 1);
   const version = reader.prepare('PRAGMA data_version').pluck();
   // A compiled statement keeps its prepared one while it lives (no look-up by its text on every read).
   const prepared = new WeakMap<object, BetterSqlite3.Statement>();
@@ -154,6 +156,7 @@ export function openSqlite(file: string): SqliteConnections {
     dialect: measured.dialect, stats: measured.stats,
     read: (s, params) => { const stmt = preparedFor(s); snapshot.enter(); return stmt.all(params); },
     dataVersion: () => { snapshot.enter(); return version.get() as number; },
+    close: writer.close,
   };
 }
 
