@@ -15,11 +15,20 @@ interface Change { seq: number; endpoint: string; record_id: number; op: string 
 const setUp = (stage: Stage) => prepareServe(stage, 'feed');
 const started = startServe;
 
-/** Reads `changes/seq>N` page after page into `log` until `more()` is false and a read finds nothing new. */
+/**
+ * Reads `changes/seq>N` page after page into `log` until `more()` is false and a read finds
+ * nothing new. A read that fails (the server killed, restarting, or busy) is tried again: only
+ * an answered empty page means the reader has caught up.
+ */
 async function follow(api: () => TestClient, log: Change[], more: () => boolean): Promise<void> {
-  for (;;) {
+  for (let failedAfterEnd = 0; ;) {
     const r = await api().get(`/3.0/changes/seq>${log.at(-1)?.seq ?? 0}`).catch(() => null);
-    const page: Change[] = r?.status === 200 ? r.body.response : [];
+    if (r?.status !== 200) {
+      if (!more() && ++failedAfterEnd > 500) throw new Error(`the feed stopped answering: ${r?.status ?? 'no answer'}`);
+      await new Promise((done) => setTimeout(done, 20));
+      continue;
+    }
+    const page: Change[] = r.body.response;
     log.push(...page.map(({ seq, endpoint, record_id, op }) => ({ seq, endpoint, record_id, op })));
     if (page.length === 0) {
       if (!more()) return;

@@ -42,7 +42,12 @@ function connections(port: number, n: number, from: string, first: Buffer | null
     socket.once('close', () => resolve(Date.now() - opened));
     sockets.push(socket);
   }));
-  const opened = Promise.all(sockets.map((s) => new Promise<void>((r) => (s.connecting ? s.once('connect', () => r()) : r())))).then(() => {});
+  // A connection the kernel refused (its backlog full) counts as opened: its closing is what is timed.
+  const opened = Promise.all(sockets.map((s) => new Promise<void>((r) => {
+    if (!s.connecting) r();
+    s.once('connect', () => r());
+    s.once('close', () => r());
+  }))).then(() => {});
   return { opened, closed };
 }
 
@@ -51,12 +56,12 @@ const pid = (server: Server) => Number(/"pid":(\d+)/.exec(server.stdout)?.[1] ??
 describe('connection hygiene of a running serve', () => {
   it('silent connections are closed after the handshake timeout; descriptors come back; a normal client is served throughout', async () => {
     await withStage('sqlite', async (stage) => {
-      const { server, client } = await start(stage, { TLS_HANDSHAKE_TIMEOUT: '2s', MAX_CONNECTIONS_PER_ADDRESS: '5000' });
+      const { server, client } = await start(stage, { TLS_HANDSHAKE_TIMEOUT: '4s', MAX_CONNECTIONS_PER_ADDRESS: '5000' });
+      let serving = true;
       try {
         assert.equal((await client.get('/3.0/endpoints')).status, 200);
         const serverPid = pid(server);
         const baseline = descriptors(serverPid);
-        let serving = true;
         const statuses: number[] = [];
         const normal = (async () => {
           while (serving) {
@@ -68,23 +73,25 @@ describe('connection hygiene of a running serve', () => {
         const hello = connections(server.port, 1000, '127.0.0.1', HELLO_START);
         await Promise.all([silent.opened, hello.opened]);
         const openedAt = Date.now();
-        // The kernel completes a connection before the process accepts it: wait until it has taken them.
+        // The kernel completes a connection before the process accepts it (and past its backlog, the client
+        // tries again a second later): wait until the process holds most of them, well before the timeout.
         let held = descriptors(serverPid);
-        for (let i = 0; i < 40 && held < baseline + 1500; i++) {
+        for (let i = 0; i < 120 && held < baseline + 1900; i++) {
           await new Promise((r) => setTimeout(r, 25));
           held = descriptors(serverPid);
         }
-        assert.ok(held >= baseline + 1500, `the connections are open at first: ${held} descriptors, ${baseline} before`);
+        assert.ok(held >= baseline + 1000, `the connections are open at first: ${held} descriptors, ${baseline} before`);
         const lives = await Promise.all([...silent.closed, ...hello.closed]);
         const lastClosed = Date.now() - openedAt;
-        assert.ok(lastClosed <= 2000 + 1500, `the last connection closed ${lastClosed} ms after all were open`);
-        assert.ok(Math.min(...lives) >= 1500, 'none was closed before the timeout');
+        assert.ok(lastClosed <= 4000 + 2500, `the last connection closed ${lastClosed} ms after all were open`);
+        assert.ok(Math.min(...lives) >= 3500, 'none was closed before the timeout');
         await new Promise((r) => setTimeout(r, 200));
         assert.ok(descriptors(serverPid) <= baseline + 5, `${descriptors(serverPid)} descriptors open, ${baseline} before`);
         serving = false;
         await normal;
         assert.ok(statuses.length >= 20 && statuses.every((s) => s === 200), JSON.stringify(statuses));
       } finally {
+        serving = false;
         client.close();
         await server.dispose();
       }

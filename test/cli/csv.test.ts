@@ -9,13 +9,13 @@ import { promisify } from 'node:util';
 import { addCompany } from '../../src/admin.ts';
 import { prepareStore } from '../../src/store.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { openStageDatabase, ROOT, show, type Stage, withStage } from '../support/stage.ts';
+import { cliArgv, openStageDatabase, ROOT, show, type Stage, withStage } from '../support/stage.ts';
 
 const quoted = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
 /** Runs the CLI on a terminal (script(1) gives it one), stdout to `out`; returns what the terminal showed. */
 async function onTerminal(stage: Stage, args: readonly string[], out: string): Promise<string> {
-  const line = [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args].map(quoted).join(' ');
+  const line = [process.execPath, ...cliArgv(args)].map(quoted).join(' ');
   const { stdout } = await promisify(execFile)('script', ['-qefc', `${line} > ${quoted(out)}`, '/dev/null'],
     { cwd: ROOT, env: stage.env(), timeout: 60_000 });
   return stdout;

@@ -19,9 +19,8 @@ import { after, describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS, type DbKind } from '../support/harness.ts';
 import { readSchema, type Schema } from '../support/schema.ts';
-import { createStage, ROOT, Server, show, type Result, type Stage } from '../support/stage.ts';
+import { cliArgv, createStage, ROOT, Server, show, type Result, type Stage } from '../support/stage.ts';
 
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const TRACE = join(ROOT, 'test/support/sql-trace.ts');
 /** The migrations the code base ships, by file name (as cli.test.ts reads them). */
 const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_\w+\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
@@ -66,7 +65,7 @@ interface Run extends Result {
 function runMigrate(stage: Stage, plan: KillPlan | null): Promise<Run> {
   return new Promise((done, fail) => {
     const spawned = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', TRACE, MAIN, 'migrate', '--json'],
+    const child = spawn(process.execPath, cliArgv(['migrate', '--json'], [TRACE]),
       { cwd: ROOT, env: { ...stage.env(), SQL_TRACE_FD: '3' }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     live.add(child);
     let stdout = '';

@@ -7,18 +7,25 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { DB_KINDS, freshDatabase, type FreshDatabase } from '../support/harness.ts';
+import { eventually } from '../support/wait.ts';
 
-/** Runs `n` transactions at once on `database`, each holding its connection for `ms`; the most that ran together. */
-async function together(database: Database, n: number, ms: number): Promise<number> {
+/**
+ * Starts `n` transactions at once on `database`; each, once it holds a connection, keeps
+ * it until `release(most)` holds (`most`: the most that have held one at the same time)
+ * or 10 s pass. Waiting on a condition, not on a sleep, the count does not depend on
+ * how fast the machine is.
+ */
+function together(database: Database, n: number, release: (most: number) => boolean): { running(): number; most: Promise<number> } {
   let running = 0;
   let most = 0;
-  await Promise.all(Array.from({ length: n }, () => database.transaction(async (db) => {
+  const all = Promise.all(Array.from({ length: n }, () => database.transaction(async (db) => {
     running++;
     most = Math.max(most, running);
-    await sql`SELECT pg_sleep(${ms / 1000})`.execute(db);
+    await sql`SELECT 1`.execute(db);
+    await eventually(async () => most, release, 10_000);
     running--;
   })));
-  return most;
+  return { running: () => running, most: all.then(() => most) };
 }
 
 if (DB_KINDS.includes('postgres')) {
@@ -35,24 +42,30 @@ if (DB_KINDS.includes('postgres')) {
     });
 
     it('background work holds at most a quarter of the pool while requests use the rest at once', async () => {
-      let backgroundDone = false;
-      const background = together(database.forBackground(), 6, 300).finally(() => { backgroundDone = true; });
-      // Requests start while the background's six transactions wait for their two connections.
-      await new Promise((r) => setTimeout(r, 50));
-      const requests = await together(database, 6, 100);
-      assert.equal(backgroundDone, false, 'the requests did not wait for the background work');
-      assert.equal(requests, 6, 'the requests ran together on the other six');
-      assert.equal(await background, 2, 'two of eight connections for background work');
+      let served = false;
+      const background = together(database.forBackground(), 6, () => served);
+      assert.equal(await eventually(async () => background.running(), (n) => n === 2), 2, 'background work holds two connections');
+      // Requests come while the background's other four transactions wait: all six hold a connection at once.
+      const requests = together(database, 6, (most) => most === 6);
+      try {
+        assert.equal(await requests.most, 6, 'the requests ran together on the other six');
+      } finally {
+        served = true;
+      }
+      assert.equal(await background.most, 2, 'two of eight connections for background work');
     });
 
     it('a pool of one or two keeps one connection for requests', async () => {
       for (const poolSize of [2, 3]) {
         const small = openDatabase({ url: fresh.url, dataDir: '/nonexistent', poolSize });
+        let served = false;
+        const background = together(small.forBackground(), 3, () => served);
         try {
-          const background = together(small.forBackground(), 3, 100);
-          assert.equal(await together(small, poolSize - 1, 50), poolSize - 1);
-          assert.equal(await background, 1);
+          assert.equal(await eventually(async () => background.running(), (n) => n === 1), 1);
+          assert.equal(await together(small, poolSize - 1, (most) => most === poolSize - 1).most, poolSize - 1);
         } finally {
+          served = true;
+          assert.equal(await background.most, 1);
           await small.close();
         }
       }

@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { addCompany, addUser } from '../../src/admin.ts';
 import { operatorContext } from '../../src/resources/registry.ts';
@@ -21,10 +20,10 @@ import { JsonObject, parseJson } from '../../src/model/json.ts';
 import { assets } from '../../src/resources/assets.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, freshDatabase, type Service, TestClock } from '../support/harness.ts';
+import { cliArgv, ROOT } from '../support/stage.ts';
 import { login, runAt, uniqueName, user } from '../support/workflows.ts';
 import { create, expectOk, list, start, stop, update } from './resources-support.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The run's "today" in UTC and the instant the runs happen at (midday, far from any date line). */
 const TODAY = '2031-03-10';
@@ -346,7 +345,7 @@ function cli(args: readonly string[], settings: NodeJS.ProcessEnv): Promise<{ co
   for (const k of ['DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'BASE_URL']) delete env[k];
   Object.assign(env, settings);
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env, stdio: 'pipe' });
+    const child = spawn(process.execPath, cliArgv(args), { cwd: ROOT, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });

@@ -1,21 +1,20 @@
 // Starts the real service over real HTTPS on a fresh database of either engine.
 // The same tests run against SQLite and against the machine's PostgreSQL.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { addClient, addCompany, type ClientInfo } from '../../src/admin.ts';
 import { buildApp, type App, type AppOptions } from '../../src/app.ts';
-import { type Database, openDatabase } from '../../src/db/database.ts';
+import { type Database, openDatabase, sqliteFile } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';
 import type { Clock } from '../../src/model/dates.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { selfSigned, type TestCert } from './certs.ts';
 import { TestClient } from './client.ts';
+import { PG_ADMIN_URL, pgAdmin, pgUrl, TEMPLATES } from './templates.ts';
 
 export type DbKind = 'sqlite' | 'postgres';
-
-const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 2000 });
@@ -51,9 +50,11 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
+/** A store of its own, copied from the run's migrated template when there is one (test/run.ts), else migrated here. */
 export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'asset-tracker-test-'));
+    if (TEMPLATES.sqlite) copyFileSync(TEMPLATES.sqlite, sqliteFile({ dataDir: dir }));
     const database = openDatabase({ dataDir: dir, verifyStatements: true });
     await prepareStore(database);
     return {
@@ -62,22 +63,15 @@ export async function freshDatabase(kind: DbKind): Promise<FreshDatabase> {
     };
   }
   const name = `asset_tracker_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const database = openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 5, verifyStatements: true });
+  await pgAdmin(TEMPLATES.postgres ? `CREATE DATABASE ${name} TEMPLATE ${TEMPLATES.postgres}` : `CREATE DATABASE ${name}`);
+  const url = pgUrl(name);
+  const database = openDatabase({ url, dataDir: tmpdir(), poolSize: 5, verifyStatements: true });
   await prepareStore(database);
   return {
-    database, url: url.toString(), reopen: () => openDatabase({ url: url.toString(), dataDir: tmpdir(), poolSize: 2 }),
+    database, url, reopen: () => openDatabase({ url, dataDir: tmpdir(), poolSize: 2 }),
     async drop() {
       await database.close();
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }
