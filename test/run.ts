@@ -44,7 +44,8 @@ function report(times: readonly FileTime[], wallMs: number, files: number): void
   }
   const missing = files - times.length;
   console.log(`${files} files in ${seconds(wallMs).trim()} s at ${concurrency()} at once; `
-    + `the files' own times add up to ${seconds(times.reduce((s, t) => s + t.ms, 0)).trim()} s`
+    + `the files' own times add up to ${seconds(times.reduce((s, t) => s + t.ms, 0)).trim()} s, `
+    + `their CPU to ${seconds(times.reduce((s, t) => s + t.cpu * 1000, 0)).trim()} s`
     + `${missing > 0 ? `; ${missing} file(s) did not report a time (killed or never run)` : ''}`);
 }
 

@@ -4,7 +4,7 @@
 // `migrate` processes started at once all succeed and apply each migration once.
 //
 // Each process under test is the real CLI (`node --import tsx src/cli/main.ts migrate`,
-// as in cli.test.ts) with one observer preloaded, test/support/sql-trace.ts, which
+// as in cli.test.ts) with one observer preloaded, test/support/sql-trace.js, which
 // reports every statement the process runs as it runs it. That tells the test when
 // the process starts on the database (the kill delays are counted from there, across
 // the measured length of a migrate run) and, after the kill, exactly where the process
@@ -21,7 +21,7 @@ import { DB_KINDS, type DbKind } from '../support/harness.ts';
 import { readSchema, type Schema } from '../support/schema.ts';
 import { cliArgv, createStage, ROOT, Server, show, type Result, type Stage } from '../support/stage.ts';
 
-const TRACE = join(ROOT, 'test/support/sql-trace.ts');
+const TRACE = join(ROOT, 'test/support/sql-trace.js');
 /** The migrations the code base ships, by file name (as cli.test.ts reads them). */
 const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_\w+\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
 /** Kills per engine, each on a fresh store, and on stores that earlier kills left partly migrated (runs a kill came too late for do not count). */

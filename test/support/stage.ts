@@ -26,11 +26,10 @@ const SOURCE_MAIN = join(ROOT, 'src/cli/main.ts');
 /** test/run.ts sets TEST_CLI_BUILT=1 when dist/ was built from the sources as they are: the CLI starts three times faster from it. */
 const BUILT_MAIN = process.env.TEST_CLI_BUILT === '1' ? join(ROOT, 'dist/cli/main.js') : null;
 
-/** node's arguments for `asset-tracker ARGS…`, with modules to preload (`--import`) first. */
+/** node's arguments for `asset-tracker ARGS…`, with JavaScript modules to preload (`--import`) first. */
 export function cliArgv(args: readonly string[], preload: readonly string[] = []): string[] {
   const imports = preload.flatMap((p) => ['--import', p]);
-  if (BUILT_MAIN) return [...(imports.length ? ['--import', 'tsx', ...imports] : []), BUILT_MAIN, ...args];
-  return ['--import', 'tsx', ...imports, SOURCE_MAIN, ...args];
+  return BUILT_MAIN ? [...imports, BUILT_MAIN, ...args] : ['--import', 'tsx', ...imports, SOURCE_MAIN, ...args];
 }
 /** CLI_TIMEOUT_MS: longer for runs over large stores. */
 const CLI_TIMEOUT_MS = Number(process.env.CLI_TIMEOUT_MS ?? 60_000);
