@@ -19,11 +19,12 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-// Checked when the username is unknown, so that both failures take the same work.
-const DUMMY = hashPassword(randomBytes(16).toString('hex'));
+// Checked when the username is unknown, so that both failures take the same work; made
+// the first time it is needed (not by every process that loads this module, such as each CLI command).
+let dummy: Promise<string> | null = null;
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const parts = (stored ?? (await DUMMY)).split('$');
+  const parts = (stored ?? (await (dummy ??= hashPassword(randomBytes(16).toString('hex'))))).split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const expected = Buffer.from(parts[5]!, 'base64');
