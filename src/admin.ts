@@ -15,8 +15,9 @@ import { users } from './resources/users.ts';
 import type { Level } from './model/types.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
 import type { AuditEntry } from './engine/types.ts';
+import { AdminError } from './errors.ts';
 
-export class AdminError extends Error {}
+export { AdminError };
 
 /** The operator's audit entry about a company's record (no certificate, no session). */
 export async function audit(database: Database, db: Db, clock: Clock, companyId: number, entry: Omit<AuditEntry, 'companyId'>): Promise<void> {

@@ -64,3 +64,6 @@ export const ROW_ERRORS_LISTED = 1000;
 export const invalidRows = (count: number, errors: readonly RowError[]) =>
   new ApiError(400, 'invalid_rows', `Invalid rows in CSV: ${count}`, {}, `"errors":${JSON.stringify(errors.slice(0, ROW_ERRORS_LISTED))}`);
 export const internal = (reference: string) => new ApiError(500, 'internal', `Internal error, reference ${reference}`);
+
+/** An operator's action refused (the CLI prints its message as one line, exit code 1). */
+export class AdminError extends Error {}

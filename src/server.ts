@@ -1,8 +1,8 @@
 // Starting and stopping the service: config → database → migrations → app → listeners.
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
-import { type Database, openDatabase } from './db/database.ts';
-import { prepareStore } from './store.ts';
+import type { Database } from './db/database.ts';
+import { openMigrated } from './store.ts';
 import { systemClock } from './model/dates.ts';
 import { startJobs } from './jobs/schedule.ts';
 import { BlobStore } from './storage/blobs.ts';
@@ -23,12 +23,6 @@ export interface Running {
   /** The Prometheus listener (METRICS_PORT), when configured. */
   readonly metrics: MetricsListener | null;
   close(): Promise<void>;
-}
-
-export async function openMigrated(config: Config): Promise<Database> {
-  const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
-  await prepareStore(database);
-  return database;
 }
 
 /** The rate limiter of spec §10: shared through Redis or PostgreSQL when several instances may run, else in process. */

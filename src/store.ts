@@ -1,6 +1,7 @@
 // A store made ready to serve: its migrations, then the parts of its schema that are
 // made from the resource definitions (the event triggers, events/triggers.ts).
-import type { Database } from './db/database.ts';
+import type { Config } from './config.ts';
+import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { installEventTriggers } from './events/triggers.ts';
 import { createRegistry } from './resources/registry.ts';
@@ -10,4 +11,11 @@ export async function prepareStore(database: Database): Promise<string[]> {
   const applied = await migrate(database.db);
   await installEventTriggers(database, createRegistry());
   return applied;
+}
+
+/** Opens the configured store and makes it ready (the server, and every CLI command that needs the store). */
+export async function openMigrated(config: Config): Promise<Database> {
+  const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  await prepareStore(database);
+  return database;
 }

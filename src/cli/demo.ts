@@ -3,7 +3,8 @@
 import { join } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { addDays, formatDate, systemClock } from '../model/dates.ts';
-import { closeOnSignals, openMigrated, startServer } from '../server.ts';
+import { closeOnSignals, startServer } from '../server.ts';
+import { openMigrated } from '../store.ts';
 import type { Command } from './command.ts';
 import { DEMO_PASSWORD, DEMO_USER, demoFileToken, seedDemo } from './demo-data.ts';
 

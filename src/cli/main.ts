@@ -1,37 +1,57 @@
 #!/usr/bin/env node
 // asset-tracker: the operator's one executable (spec §12).
-import { AdminError } from '../admin.ts';
 import { ConfigError } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import { certCreate } from './cert.ts';
-import { changesPrune } from './changes.ts';
-import { exportCsv, importCsvCommand } from './csv.ts';
-import { clientAdd, clientList, clientRevoke } from './client.ts';
-import { backup } from './backup.ts';
+import { AdminError, ApiError } from '../errors.ts';
 import { type Command, commandHelp, parseCommandArgs, UsageError } from './command.ts';
-import { companyAdd, companyList, companySet } from './company.ts';
-import { demo } from './demo.ts';
-import { jobsList, jobsRun } from './jobs.ts';
-import { migrateCommand } from './migrate.ts';
-import { remindersRun } from './reminders.ts';
-import { serve } from './serve.ts';
-import { userAdd, userList } from './user.ts';
-import { openapi } from './openapi.ts';
 import { version } from './version.ts';
-import { webhooksDispatch, webhooksRedeliver, webhooksRotate } from './webhooks.ts';
 
-const COMMANDS: readonly Command[] = [
-  serve, demo, migrateCommand, companyAdd, companySet, companyList, certCreate, clientAdd, clientList, clientRevoke, userAdd, userList,
-  remindersRun, jobsList, jobsRun, backup, openapi,
-  webhooksRotate, webhooksDispatch, webhooksRedeliver, changesPrune, exportCsv, importCsvCommand,
+/**
+ * Every command, by the words that select it, and where it lives: a process loads only the
+ * command it runs (a `company add` does not load the HTTP server), the listing loads them all.
+ */
+const COMMANDS: readonly { readonly words: string; load(): Promise<Command> }[] = [
+  { words: 'serve', load: async () => (await import('./serve.ts')).serve },
+  { words: 'demo', load: async () => (await import('./demo.ts')).demo },
+  { words: 'migrate', load: async () => (await import('./migrate.ts')).migrateCommand },
+  { words: 'company add', load: async () => (await import('./company.ts')).companyAdd },
+  { words: 'company set', load: async () => (await import('./company.ts')).companySet },
+  { words: 'company list', load: async () => (await import('./company.ts')).companyList },
+  { words: 'cert create', load: async () => (await import('./cert.ts')).certCreate },
+  { words: 'client add', load: async () => (await import('./client.ts')).clientAdd },
+  { words: 'client list', load: async () => (await import('./client.ts')).clientList },
+  { words: 'client revoke', load: async () => (await import('./client.ts')).clientRevoke },
+  { words: 'user add', load: async () => (await import('./user.ts')).userAdd },
+  { words: 'user list', load: async () => (await import('./user.ts')).userList },
+  { words: 'reminders run', load: async () => (await import('./reminders.ts')).remindersRun },
+  { words: 'jobs list', load: async () => (await import('./jobs.ts')).jobsList },
+  { words: 'jobs run', load: async () => (await import('./jobs.ts')).jobsRun },
+  { words: 'backup', load: async () => (await import('./backup.ts')).backup },
+  { words: 'openapi', load: async () => (await import('./openapi.ts')).openapi },
+  { words: 'webhooks rotate', load: async () => (await import('./webhooks.ts')).webhooksRotate },
+  { words: 'webhooks dispatch', load: async () => (await import('./webhooks.ts')).webhooksDispatch },
+  { words: 'webhooks redeliver', load: async () => (await import('./webhooks.ts')).webhooksRedeliver },
+  { words: 'changes prune', load: async () => (await import('./changes.ts')).changesPrune },
+  { words: 'export', load: async () => (await import('./csv.ts')).exportCsv },
+  { words: 'import', load: async () => (await import('./csv.ts')).importCsvCommand },
 ];
 
-const help = () => `usage: asset-tracker <command>\n\n${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}\n`
-  + '\n  asset-tracker <command> --help   what a command does\n  asset-tracker --version\n';
+/** The command's own definition, which must be selected by the same words as its entry above. */
+async function load(entry: (typeof COMMANDS)[number]): Promise<Command> {
+  const command = await entry.load();
+  if (command.words.join(' ') !== entry.words) throw new Error(`the command listed as "${entry.words}" is "${command.words.join(' ')}"`);
+  return command;
+}
 
-function find(argv: readonly string[]): { command: Command; rest: readonly string[] } | null {
-  for (const command of COMMANDS) {
-    if (command.words.every((w, i) => argv[i] === w)) return { command, rest: argv.slice(command.words.length) };
+async function help(): Promise<string> {
+  const commands = await Promise.all(COMMANDS.map(load));
+  return `usage: asset-tracker <command>\n\n${commands.map((c) => `  ${c.usage}`).join('\n')}\n`
+    + '\n  asset-tracker <command> --help   what a command does\n  asset-tracker --version\n';
+}
+
+async function find(argv: readonly string[]): Promise<{ command: Command; rest: readonly string[] } | null> {
+  for (const entry of COMMANDS) {
+    const words = entry.words.split(' ');
+    if (words.every((w, i) => argv[i] === w)) return { command: await load(entry), rest: argv.slice(words.length) };
   }
   return null;
 }
@@ -41,10 +61,10 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const found = find(argv);
+  const found = await find(argv);
   if (!found) {
     const asked = argv[0] === undefined || argv[0] === 'help' || argv[0] === '--help';
-    (asked ? process.stdout : process.stderr).write(help());
+    (asked ? process.stdout : process.stderr).write(await help());
     return asked ? 0 : 2;
   }
   try {
