@@ -10,12 +10,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { makeTemplates } from './support/templates.ts';
 import { DB_KINDS } from './support/harness.ts';
+import { ROOT } from './support/stage.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SLOWEST = 15;
 
 function allFiles(): string[] {
@@ -34,7 +33,7 @@ function concurrency(): number {
 
 interface FileTime { readonly file: string; readonly ms: number; readonly cpu: number; readonly code: number }
 
-function report(times: readonly FileTime[], wallMs: number, files: number): void {
+function report(times: readonly FileTime[], wallMs: number, files: number, atOnce: number): void {
   const slowest = [...times].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST);
   const width = Math.max(...slowest.map((t) => t.file.length));
   const seconds = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
@@ -43,7 +42,7 @@ function report(times: readonly FileTime[], wallMs: number, files: number): void
     console.log(`  ${t.file.padEnd(width)} ${seconds(t.ms)} s  CPU ${seconds(t.cpu * 1000)} s${t.code === 0 ? '' : `  (exit ${t.code})`}`);
   }
   const missing = files - times.length;
-  console.log(`${files} files in ${seconds(wallMs).trim()} s at ${concurrency()} at once; `
+  console.log(`${files} files in ${seconds(wallMs).trim()} s at ${atOnce} at once; `
     + `the files' own times add up to ${seconds(times.reduce((s, t) => s + t.ms, 0)).trim()} s, `
     + `their CPU to ${seconds(times.reduce((s, t) => s + t.cpu * 1000, 0)).trim()} s`
     + `${missing > 0 ? `; ${missing} file(s) did not report a time (killed or never run)` : ''}`);
@@ -54,6 +53,7 @@ async function main(): Promise<number> {
   const built = args[0] === '--built';
   const named = built ? args.slice(1) : args;
   const files = named.length ? named.map((f) => relative(ROOT, resolve(f))) : allFiles();
+  const atOnce = concurrency();
   const started = performance.now();
   const templates = await makeTemplates(DB_KINDS.includes('postgres'));
   const scratch = mkdtempSync(join(tmpdir(), 'asset-tracker-run-'));
@@ -63,7 +63,7 @@ async function main(): Promise<number> {
       '--import', 'tsx', '--import', './test/support/file-time.ts',
       // A test file (and a test without a timeout of its own) fails after fifteen minutes instead of holding the run; a file whose
       // tests are done ends even if something it started still holds its event loop.
-      '--test', `--test-concurrency=${concurrency()}`, '--test-timeout=900000', '--test-force-exit',
+      '--test', `--test-concurrency=${atOnce}`, '--test-timeout=900000', '--test-force-exit',
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       ...files,
     ], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...templates.env, TEST_TIMES_FILE: timesFile, ...(built ? { TEST_CLI_BUILT: '1' } : {}) } });
@@ -72,7 +72,7 @@ async function main(): Promise<number> {
     try {
       times = readFileSync(timesFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as FileTime);
     } catch { /* no file finished */ }
-    report(times, performance.now() - started, files.length);
+    report(times, performance.now() - started, files.length, atOnce);
     return code;
   } finally {
     await templates.dispose();

@@ -3,7 +3,6 @@
 // database (also from separate handles/pools), the due/overdue filters and the
 // CLI `reminders run`.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +19,7 @@ import { JsonObject, parseJson } from '../../src/model/json.ts';
 import { assets } from '../../src/resources/assets.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, freshDatabase, type Service, TestClock } from '../support/harness.ts';
-import { cliArgv, ROOT } from '../support/stage.ts';
+import { cleanEnv, runCli } from '../support/stage.ts';
 import { login, runAt, uniqueName, user } from '../support/workflows.ts';
 import { create, expectOk, list, start, stop, update } from './resources-support.ts';
 
@@ -340,21 +339,7 @@ for (const kind of DB_KINDS) {
 }
 
 /** `asset-tracker …` as a separate process with the given settings (and none of the developer's). */
-function cli(args: readonly string[], settings: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'BASE_URL']) delete env[k];
-  Object.assign(env, settings);
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, cliArgv(args), { cwd: ROOT, env, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', (e) => { clearTimeout(timer); fail(e); });
-    child.once('close', (code) => { clearTimeout(timer); done({ code, stdout, stderr }); });
-  });
-}
+const cli = (args: readonly string[], settings: NodeJS.ProcessEnv) => runCli(args, cleanEnv(settings));
 
 describe('CLI: asset-tracker reminders run --json (sqlite)', () => {
   let dir: string;

@@ -39,6 +39,13 @@ const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LO
   'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME', 'RATE_LIMIT', 'RATE_LIMIT_BURST', 'SHUTDOWN_GRACE_MS',
   'METRICS_PORT', 'METRICS_HOST'];
 
+/** This process's environment without the settings a developer's shell may carry, and then `settings`. */
+export function cleanEnv(settings: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARS) delete e[name];
+  return { ...e, ...settings };
+}
+
 // Processes: every one is tracked, so that none outlives the suite even when an assertion fails.
 
 const live = new Set<ChildProcessWithoutNullStreams>();
@@ -114,11 +121,8 @@ export async function createStage(kind: DbKind, dirPrefix = 'asset-tracker-cli-'
     }
     databaseUrl = pgUrl(dbName);
   }
-  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-    const e: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of CONFIG_VARS) delete e[name];
-    return { ...e, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
-  };
+  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
+    cleanEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra });
   return {
     kind, dir, dataDir, databaseUrl, env,
     cli: (...args) => runCli(args, env()),
