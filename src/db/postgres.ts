@@ -81,6 +81,7 @@ export const postgresHooks: SqlDialect = {
   lockMatched: sql`FOR UPDATE OF t`,
   lockFor: (key) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`,
   skipLocked: sql`FOR UPDATE SKIP LOCKED`,
+  plansPerExecution: sql`SET LOCAL plan_cache_mode = force_custom_plan`,
   eventTriggers: (table) => postgresEventTriggers(postgresHooks, table),
   insertEvents: (table, kind, from) => postgresInsertEvents(postgresHooks, table, kind, from),
   isUniqueViolation: (e) => errorCode(e) === '23505',

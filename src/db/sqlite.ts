@@ -60,6 +60,7 @@ export const sqliteHooks: SqlDialect = {
   lockMatched: sql``,
   lockFor: () => sql`SELECT 1`,
   skipLocked: sql``,
+  plansPerExecution: sql`SELECT 1`,
   eventTriggers: (table) => sqliteEventTriggers(sqliteHooks, table),
   insertEvents: (table, kind, from) => sqliteInsertEvents(sqliteHooks, table, kind, from),
   isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',

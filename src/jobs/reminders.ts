@@ -134,7 +134,11 @@ class CompanyRun {
   private async walk(slice: (db: Db, size: number, after: Cursor) => Promise<Cursor | null>): Promise<void> {
     let after: Cursor = { date: '', id: 0 };
     while (!this.stopping()) {
-      const last = await this.slices.run((size) => this.ctx.database.transaction((db) => slice(db, size, after)));
+      const last = await this.slices.run((size) => this.ctx.database.transaction(async (db) => {
+        // The run fills assetreminders and messages as it goes: plans made for their sizes now.
+        await this.hooks.plansPerExecution.execute(db);
+        return slice(db, size, after);
+      }));
       if (last === null) return;
       after = last;
     }

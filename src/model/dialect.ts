@@ -116,6 +116,15 @@ export interface SqlDialect {
   /** Added to a SELECT … FOR UPDATE of a row one instance at a time works on: other instances pass it over. */
   readonly skipLocked: Sql;
   /**
+   * A statement that has the rest of its transaction planned for each execution's
+   * values and the tables' sizes at that moment. Work that fills a table as it goes
+   * (the reminder run) needs it on PostgreSQL: a prepared statement's generic plan,
+   * made while the table was nearly empty, scans the whole table for every row it
+   * probes once the table has grown (a 100,000-asset first run took 313 s instead of
+   * about 20). SQLite's plans do not weigh table sizes it has no statistics for.
+   */
+  readonly plansPerExecution: Sql;
+  /**
    * The statements that make a table's event triggers (the outbox of events/), after
    * those that drop the ones there were; no parameters in their SQL.
    */
