@@ -2,7 +2,7 @@
 // seed-insert.ts) — the API would take minutes for 100k assets.
 // Deterministic: the same seed gives the same rows, dates relative to `today`.
 import { sql } from 'kysely';
-import { addClient, addCompany, addUser } from '../src/admin.ts';
+import { addClient, addCompany, addUser } from '../src/admin/accounts.ts';
 import type { Database } from '../src/db/database.ts';
 import { runReminders } from '../src/jobs/reminders.ts';
 import { addDays, addMonths, formatDatetime, systemClock } from '../src/model/dates.ts';

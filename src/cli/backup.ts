@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { backupSqlite, pgDumpCommand } from '../admin-backup.ts';
+import { backupSqlite, pgDumpCommand } from '../admin/backup.ts';
 import { loadConfig } from '../config.ts';
 import { sqliteFile } from '../db/database.ts';
 import { type Command, output, requiredString } from './command.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { addClient, listClients, revokeClient } from '../admin.ts';
+import { addClient, listClients, revokeClient } from '../admin/accounts.ts';
 import { type Command, output, positiveInt, requiredString } from './command.ts';
 import { withDatabase } from './database.ts';
 

@@ -1,5 +1,5 @@
-import { addCompany } from '../admin.ts';
-import { companyTree, MAX_REMINDER_DAYS, setCompany } from '../admin-company.ts';
+import { addCompany } from '../admin/accounts.ts';
+import { companyTree, MAX_REMINDER_DAYS, setCompany } from '../admin/company.ts';
 import { type Command, output, positiveInt, requiredString, UsageError } from './command.ts';
 import { withDatabase } from './database.ts';
 

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addClient, addCompany, addUser, setPassword } from '../admin.ts';
+import { addClient, addCompany, addUser, setPassword } from '../admin/accounts.ts';
 import type { Database } from '../db/database.ts';
 import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { updateRecords } from '../engine/update.ts';

@@ -1,5 +1,5 @@
-import { addUser, AdminError, setPassword } from '../admin.ts';
-import { listUsers } from '../admin-users.ts';
+import { addUser, AdminError, setPassword } from '../admin/accounts.ts';
+import { listUsers } from '../admin/users.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
 import { LEVELS } from '../resources/users.ts';
 import type { Level } from '../model/types.ts';

@@ -1,7 +1,7 @@
 // asset-tracker webhooks rotate|dispatch|redeliver (spec §9, §12).
 import { loadConfig } from '../config.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
-import { redeliver, rotateSecret } from '../admin-webhooks.ts';
+import { redeliver, rotateSecret } from '../admin/webhooks.ts';
 import { type Command, output, positiveInt } from './command.ts';
 import { withDatabase } from './database.ts';
 

@@ -35,7 +35,7 @@ export async function ancestorsOf(db: Db, companyIdValue: number): Promise<numbe
 }
 
 // The rules of the tree, written once for the API's hooks below and the operator's
-// `company set` (admin-company.ts): each says why a change is refused, or null.
+// `company set` (admin/company.ts): each says why a change is refused, or null.
 
 /** Why certificate `clientId` cannot approve for the company whose ancestry (itself first) is given, or null. */
 export async function refuseApprover(db: Db, companyId: number, clientId: number, ancestry: readonly number[]): Promise<string | null> {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from '../../src/db/better-sqlite3.ts';
-import { addClient, addCompany } from '../../src/admin.ts';
+import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addCompany } from '../../src/admin.ts';
+import { addCompany } from '../../src/admin/accounts.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { openStageDatabase, prepareServe, show, type Stage, startServe, withStage } from '../support/stage.ts';

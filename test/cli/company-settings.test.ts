@@ -5,7 +5,7 @@
 // values are refused with a readable message, a nonzero exit, and no change.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { addClient, addCompany } from '../../src/admin.ts';
+import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { selfSigned } from '../support/certs.ts';
 import { join } from 'node:path';

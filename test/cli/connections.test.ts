@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addClient, addCompany } from '../../src/admin.ts';
+import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';

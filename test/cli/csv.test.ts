@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { addCompany } from '../../src/admin.ts';
+import { addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { cliArgv, openStageDatabase, ROOT, show, type Stage, withStage } from '../support/stage.ts';

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addClient, addCompany, addUser, setPassword } from '../../src/admin.ts';
+import { addClient, addCompany, addUser, setPassword } from '../../src/admin/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { addDays, formatDate } from '../../src/model/dates.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addClient, addCompany, addUser, setPassword } from '../../src/admin.ts';
+import { addClient, addCompany, addUser, setPassword } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { selfSigned } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';

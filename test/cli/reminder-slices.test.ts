@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addCompany, addUser } from '../../src/admin.ts';
+import { addCompany, addUser } from '../../src/admin/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';
 import { addDays, formatDate, formatDatetime } from '../../src/model/dates.ts';

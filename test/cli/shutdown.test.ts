@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import tls from 'node:tls';
-import { addClient, addCompany } from '../../src/admin.ts';
+import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { selfSigned } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';

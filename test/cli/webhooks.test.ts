@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { addClient, addCompany } from '../../src/admin.ts';
+import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { selfSigned } from '../support/certs.ts';

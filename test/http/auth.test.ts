@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addClient, revokeClient } from '../../src/admin.ts';
+import { addClient, revokeClient } from '../../src/admin/accounts.ts';
 import { createSelfSigned, issueCertificate } from '../../src/tls/x509.ts';
 import { chained, expired, selfSigned, type TestCert } from '../support/certs.ts';
 import type { TestResponse } from '../support/client.ts';

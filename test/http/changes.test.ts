@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addCompany, addUser } from '../../src/admin.ts';
+import { addCompany, addUser } from '../../src/admin/accounts.ts';
 import { pruneChanges } from '../../src/feed/prune.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';

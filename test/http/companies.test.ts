@@ -1,7 +1,7 @@
 // companies (spec §3, §7.3): the tenancy tree seen and changed through the API.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { revokeClient } from '../../src/admin.ts';
+import { revokeClient } from '../../src/admin/accounts.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import {

@@ -39,7 +39,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { spkiFingerprint } from '../../src/auth/certificate.ts';
-import { setPassword } from '../../src/admin.ts';
+import { setPassword } from '../../src/admin/accounts.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import type { TestClient } from '../support/client.ts';
 import {

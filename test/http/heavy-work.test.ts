@@ -7,7 +7,7 @@
 // request met a connection the server had dropped meanwhile.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addUser } from '../../src/admin.ts';
+import { addUser } from '../../src/admin/accounts.ts';
 import { runReminders } from '../../src/jobs/reminders.ts';
 import { addDays, formatDate, formatDatetime } from '../../src/model/dates.ts';
 import type { TestClient } from '../support/client.ts';

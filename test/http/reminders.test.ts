@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addCompany, addUser } from '../../src/admin.ts';
+import { addCompany, addUser } from '../../src/admin/accounts.ts';
 import { operatorContext } from '../../src/resources/registry.ts';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';

@@ -2,7 +2,7 @@
 // accepted or returned by `users`; setting one ends the user's other sessions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setPassword } from '../../src/admin.ts';
+import { setPassword } from '../../src/admin/accounts.ts';
 import { formatDate } from '../../src/model/dates.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { Api, assertNoSecretsLeaked, BAD_LOGIN, BAD_SESSION, expectError, expectOk, makeUser, trail, uniqueName } from '../support/sessions.ts';

@@ -2,7 +2,7 @@
 // HTTPS, on both databases.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addUser, revokeClient } from '../../src/admin.ts';
+import { addUser, revokeClient } from '../../src/admin/accounts.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { eventually } from '../support/wait.ts';
 import {

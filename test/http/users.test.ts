@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import { addUser } from '../../src/admin.ts';
+import { addUser } from '../../src/admin/accounts.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import {

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { AdminError } from '../../src/admin.ts';
+import { AdminError } from '../../src/admin/accounts.ts';
 import { formatDatetime } from '../../src/model/dates.ts';
-import { redeliver } from '../../src/admin-webhooks.ts';
+import { redeliver } from '../../src/admin/webhooks.ts';
 import { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';

@@ -3,7 +3,7 @@
 // Every id below is the one a fresh database hands out; `seedFilterData` checks so.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addClient } from '../../src/admin.ts';
+import { addClient } from '../../src/admin/accounts.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import type { TestClient, TestResponse } from './client.ts';
 import { DB_KINDS, type DbKind, type Service, startService } from './harness.ts';

@@ -18,7 +18,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['webhooks'],
   ['jobs'],
   ['http'],
-  ['admin.ts', 'admin-backup.ts', 'admin-company.ts', 'admin-users.ts', 'admin-webhooks.ts'],
+  ['admin'],
   ['app.ts', 'server.ts', 'store.ts', 'config.ts'],
   ['cli'],
 ];

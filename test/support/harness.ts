@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { addClient, addCompany, type ClientInfo } from '../../src/admin.ts';
+import { addClient, addCompany, type ClientInfo } from '../../src/admin/accounts.ts';
 import { buildApp, type App, type AppOptions } from '../../src/app.ts';
 import { type Database, openDatabase, sqliteFile } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';

@@ -3,7 +3,7 @@
 // response it saw, so that a final check can show none leaked (spec §8.4).
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { addUser, setPassword } from '../../src/admin.ts';
+import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import type { Level } from '../../src/model/types.ts';
 import type { RequestOptions, TestClient, TestResponse } from './client.ts';
 import type { Service } from './harness.ts';

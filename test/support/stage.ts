@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { addClient, addCompany } from '../../src/admin.ts';
+import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';

@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { pipeline } from 'node:stream/promises';
 import { sql } from 'kysely';
-import { addUser, setPassword } from '../../src/admin.ts';
+import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import { runReminders, type ReminderRun } from '../../src/jobs/reminders.ts';
 import type { Level } from '../../src/model/types.ts';
 import type { TestCert } from './certs.ts';

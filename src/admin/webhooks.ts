@@ -1,9 +1,10 @@
 // What the operator does to webhooks (spec §12 style): rotate a secret, queue a
 // delivery again. Each is one transaction, audited.
-import { AdminError, audit } from './admin.ts';
-import type { Database } from './db/database.ts';
-import { type Clock, formatDatetime, systemClock } from './model/dates.ts';
-import { newSecret } from './events/secret.ts';
+import { AdminError } from '../errors.ts';
+import { audit } from './accounts.ts';
+import type { Database } from '../db/database.ts';
+import { type Clock, formatDatetime, systemClock } from '../model/dates.ts';
+import { newSecret } from '../events/secret.ts';
 
 /** How long deliveries are signed with the previous secret too after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;

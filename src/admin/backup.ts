@@ -4,10 +4,10 @@
 // written beside the target, checked, and renamed into place, so a half-written
 // backup never carries the name. PostgreSQL: pg_dump takes one snapshot of any size
 // better than the service could; the operator gets its command line.
-import BetterSqlite3 from './db/better-sqlite3.ts';
+import BetterSqlite3 from '../db/better-sqlite3.ts';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AdminError } from './admin.ts';
+import { AdminError } from '../errors.ts';
 
 export interface SqliteBackup { readonly file: string; readonly bytes: number; readonly pages: number }
 

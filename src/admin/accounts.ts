@@ -1,21 +1,21 @@
 // Operator actions (spec §12): what the CLI does, as functions the tests and
 // the demo share. Each writes its audit entry like any other change.
 import { X509Certificate } from 'node:crypto';
-import type { Database, Db } from './db/database.ts';
-import { insertAudit } from './engine/audit.ts';
-import { CLIENTS_CHANNEL } from './db/clients.ts';
-import { deleteClientSessions } from './db/sessions.ts';
-import { spkiFingerprint } from './auth/certificate.ts';
-import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
-import { JsonObject, jsonObjectText } from './model/json.ts';
-import { createRecords, inWriteTx } from './engine/write.ts';
-import { storePassword } from './resources/password.ts';
-import { operatorContext } from './resources/registry.ts';
-import { users } from './resources/users.ts';
-import type { Level } from './model/types.ts';
-import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
-import type { AuditEntry } from './engine/types.ts';
-import { AdminError } from './errors.ts';
+import type { Database, Db } from '../db/database.ts';
+import { insertAudit } from '../engine/audit.ts';
+import { CLIENTS_CHANNEL } from '../db/clients.ts';
+import { deleteClientSessions } from '../db/sessions.ts';
+import { spkiFingerprint } from '../auth/certificate.ts';
+import { formatDatetime, systemClock, type Clock } from '../model/dates.ts';
+import { JsonObject, jsonObjectText } from '../model/json.ts';
+import { createRecords, inWriteTx } from '../engine/write.ts';
+import { storePassword } from '../resources/password.ts';
+import { operatorContext } from '../resources/registry.ts';
+import { users } from '../resources/users.ts';
+import type { Level } from '../model/types.ts';
+import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
+import type { AuditEntry } from '../engine/types.ts';
+import { AdminError } from '../errors.ts';
 
 export { AdminError };
 

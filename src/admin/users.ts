@@ -1,8 +1,8 @@
 // The operator's list of users (spec §12): who may log in where, at which level.
 // Password hashes stay in the database; only whether a user has a password shows.
-import { levelOf } from './auth/access.ts';
-import type { Database } from './db/database.ts';
-import type { Level } from './model/types.ts';
+import { levelOf } from '../auth/access.ts';
+import type { Database } from '../db/database.ts';
+import type { Level } from '../model/types.ts';
 
 export interface UserInfo {
   readonly id: number;

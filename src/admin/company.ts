@@ -5,14 +5,14 @@
 // certificate whose scope holds the company, a move closes no cycle and takes no
 // company out of its approver's scope. The operator stands above every tree, so
 // the top company of a tree can be changed too.
-import type { Database } from './db/database.ts';
-import { fieldsJson, insertAudit, recordEntry } from './engine/audit.ts';
-import { AdminError } from './admin.ts';
-import { formatDatetime, systemClock, type Clock } from './model/dates.ts';
-import { JsonNumber, JsonObject, parseJson, stringifyJson } from './model/json.ts';
-import type { Row } from './model/types.ts';
-import { ancestorsOf, companies, managerOf, refuseApprover, refuseMove, refuseSubtreeApprovers } from './resources/companies.ts';
-import { operatorContext } from './resources/registry.ts';
+import type { Database } from '../db/database.ts';
+import { fieldsJson, insertAudit, recordEntry } from '../engine/audit.ts';
+import { AdminError } from '../errors.ts';
+import { formatDatetime, systemClock, type Clock } from '../model/dates.ts';
+import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
+import type { Row } from '../model/types.ts';
+import { ancestorsOf, companies, managerOf, refuseApprover, refuseMove, refuseSubtreeApprovers } from '../resources/companies.ts';
+import { operatorContext } from '../resources/registry.ts';
 
 export const APPROVER_KEY = 'api_assetqueue_manager_id';
 /** Reminder windows past ten years are clamped by the reminder run anyway. */
