@@ -60,7 +60,7 @@ const JSON_OID = 114;
 const parsers: Record<number, (v: string) => Value> = { [INT8]: Number, [JSON_OID]: (v) => v };
 /** The type parsers of the bare baselines' pg connections. */
 export const pgTypes = {
-  getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? (pg.types.getTypeParser(oid, format as 'text') as (v: string) => Value)) as typeof pg.types.getTypeParser,
 };
 
 function openPostgres(url: string, poolSize: number): BareDriver {

@@ -23,7 +23,7 @@ export interface Child { readonly process: ChildProcess; readonly pid: number; o
 /** Starts `node <args>` on `core` (taskset execs node, so the pid is node's own). */
 export function startNode(pin: boolean, core: number, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
   const [cmd, argv] = pin ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, [...args]];
-  const child = spawn(cmd as string, argv as string[], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout.on('data', (c: Buffer) => { text += c.toString(); });
   child.stderr.on('data', (c: Buffer) => { text += c.toString(); });

@@ -136,7 +136,8 @@ export async function measureStall(label: string, server: ServerSpec, probe: Pro
       to = Date.now();
     } else if (beside.kind === 'first run') {
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([log.ended.then(() => false), new Promise<boolean>((r) => { timer = setTimeout(() => r(true), beside.timeoutSeconds * 1000); })]);
+      const late = new Promise<boolean>((r) => { timer = setTimeout(() => r(true), beside.timeoutSeconds * 1000); });
+      const timedOut = await Promise.race([log.ended.then(() => false), late]);
       clearTimeout(timer);
       if (timedOut) problems.push(`the first background run had not ended after ${beside.timeoutSeconds} s`);
       to = log.run?.at ?? Date.now();

@@ -197,5 +197,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   await fastify.ready();
-  return { fastify, https: fastify.server as https.Server, http: plain };
+  return { fastify, https: fastify.server, http: plain };
 }

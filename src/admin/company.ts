@@ -70,8 +70,9 @@ function dataObject(text: string | null): JsonObject | null {
 const refuse = (why: string | null) => { if (why) throw new AdminError(why); };
 
 /** Applies the changes in one transaction with one audit entry; returns the company's settings after it and what changed. */
-export async function setCompany(database: Database, id: number, changes: CompanyChanges, clock: Clock = systemClock):
-  Promise<{ company: CompanySettings; changed: string[] }> {
+export async function setCompany(
+  database: Database, id: number, changes: CompanyChanges, clock: Clock = systemClock,
+): Promise<{ company: CompanySettings; changed: string[] }> {
   if (changes.name !== undefined && (!changes.name.trim() || [...changes.name].length > NAME_MAX)) {
     throw new AdminError(`a company name needs 1 to ${NAME_MAX} characters`);
   }
@@ -90,7 +91,7 @@ export async function setCompany(database: Database, id: number, changes: Compan
 
     const moves = changes.parentId !== undefined && changes.parentId !== next.parent_id;
     if (moves) {
-      const parent = changes.parentId!;
+      const parent = changes.parentId;
       if (!(await db.selectFrom('companies').select('id').where('id', '=', parent).executeTakeFirst())) {
         throw new AdminError(`company ${parent} does not exist`);
       }

@@ -16,7 +16,7 @@ export interface Database {
   /** Compiled statements by shape (bounded). */
   readonly statements: StatementCache;
   /** Runs a statement outside any transaction: it sees what is committed. */
-  read<R>(statement: Statement, values: Values): Promise<R[]>;
+  readonly read: <R>(statement: Statement, values: Values) => Promise<R[]>;
   /** Several instances may share this database (PostgreSQL); SQLite's file belongs to one process. */
   readonly shared: boolean;
   /** Notices of committed changes (PostgreSQL); null where the data version tells instead. */
@@ -24,16 +24,16 @@ export interface Database {
   /** A number that changes with every commit by any connection (SQLite); null where notices tell instead. */
   readonly dataVersion: (() => number) | null;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
-  transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  readonly transaction: <T>(fn: (trx: Db) => Promise<T>) => Promise<T>;
   /** Open connections and callers waiting for one (the metrics read it). */
-  pool(): PoolStats;
+  readonly pool: () => PoolStats;
   /**
    * The same store for background work (jobs, webhook delivery): on PostgreSQL it
    * holds at most a share of the pool's connections, so requests always find one;
    * SQLite's one writer is taken a slice at a time anyway. Closing it closes nothing.
    */
-  forBackground(): Database;
-  close(): Promise<void>;
+  readonly forBackground: () => Database;
+  readonly close: () => Promise<void>;
 }
 
 export interface DatabaseOptions {

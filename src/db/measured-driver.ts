@@ -7,7 +7,7 @@ import { dbPoolWait, type PoolStats } from '../metrics.ts';
 
 export interface MeasuredDialect {
   readonly dialect: Dialect;
-  stats(): PoolStats;
+  readonly stats: () => PoolStats;
 }
 
 export function measuredDialect(inner: Dialect, engine: string, max: number): MeasuredDialect {
@@ -36,7 +36,7 @@ export function measuredDialect(inner: Dialect, engine: string, max: number): Me
         if (key === 'acquireConnection') return acquireConnection;
         if (key === 'releaseConnection') return releaseConnection;
         const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        return typeof value === 'function' ? (value.bind(target) as unknown) : value;
       },
     });
   };

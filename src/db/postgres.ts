@@ -132,9 +132,9 @@ function namedStatements(pool: pg.Pool): PostgresPool {
       const client = await pool.connect();
       dbPoolWait.observe({ engine: 'postgres' }, (performance.now() - started) / 1000);
       patch(client);
-      const release = client.release;
+      const release = client.release.bind(client);
       const own = prepared.get(client)!;
-      return Object.assign(client, { release: () => release(own.size >= NAMED_PER_CONNECTION) }) as unknown as PostgresPoolClient;
+      return Object.assign(client, { release: () => release(own.size >= NAMED_PER_CONNECTION) });
     },
     end: () => pool.end(),
   };
@@ -150,17 +150,17 @@ export interface PostgresConnections {
   readonly background: PostgresDialect;
   readonly backgroundShare: number;
   /** Reads outside transactions straight from the pool (a named statement, no query builder). */
-  read(text: string, params: readonly unknown[]): Promise<unknown[]>;
-  readBackground(text: string, params: readonly unknown[]): Promise<unknown[]>;
+  readonly read: (text: string, params: readonly unknown[]) => Promise<unknown[]>;
+  readonly readBackground: (text: string, params: readonly unknown[]) => Promise<unknown[]>;
   /** The pool's connections and waiters, for the metrics. */
-  stats(): PoolStats;
+  readonly stats: () => PoolStats;
 }
 
 export function openPostgres(connectionString: string, max = 10): PostgresConnections {
   const pool = new pg.Pool({
     connectionString,
     max,
-    types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser },
+    types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? (pg.types.getTypeParser(oid, format as 'text') as (v: string) => unknown)) as typeof pg.types.getTypeParser },
   });
   // An idle connection the server ends (restart, pg_terminate_backend, DROP … FORCE) is
   // already purged by the pool, which then emits 'error': without a listener that

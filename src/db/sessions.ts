@@ -16,7 +16,9 @@ export interface SessionRow {
   readonly permissions: string | null;
 }
 
-export async function insertSession(db: Db, s: { token_hash: string; client_id: number; user_id: number; company_id: number; at: string; expires: string }): Promise<void> {
+export async function insertSession(
+  db: Db, s: { token_hash: string; client_id: number; user_id: number; company_id: number; at: string; expires: string },
+): Promise<void> {
   await db.deleteFrom('sessions').where('expires', '<=', s.at).execute();
   await db.insertInto('sessions').values({
     token_hash: s.token_hash, client_id: s.client_id, user_id: s.user_id, company_id: s.company_id,

@@ -14,9 +14,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 /** @typedef {{ id: number, sql: string, params: readonly unknown[] }} Query */
 /** @typedef {{ file: string, driver: string, cacheSize: number }} WriterData */
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what sqlite-writer.ts passes: a WriterData
 const data = /** @type {WriterData} */ (workerData);
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 /** @type {typeof import('better-sqlite3')} */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- require() is untyped; the @type above says what it loads
 const Sqlite = createRequire(import.meta.url)(data.driver);
 
 const db = new Sqlite(data.file);

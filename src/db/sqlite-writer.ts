@@ -157,7 +157,7 @@ export interface WriterEvents {
  * A Kysely dialect whose one connection is the writer thread on `file`, and the thread's
  * close: Kysely closes its driver only if it ever used it, and the thread is there from the start.
  */
-export function writerDialect(file: string, on: WriterEvents): { dialect: Dialect; close(): Promise<void> } {
+export function writerDialect(file: string, on: WriterEvents): { dialect: Dialect; readonly close: () => Promise<void> } {
   const thread = new WriterThread(file, on);
   return {
     dialect: {

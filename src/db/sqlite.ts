@@ -82,16 +82,16 @@ export interface SqliteConnections {
   /** The writer, on a thread of its own behind Kysely (which lends it to one transaction at a time). */
   readonly dialect: Dialect;
   /** The writer's queue, for the metrics. */
-  stats(): PoolStats;
+  readonly stats: () => PoolStats;
   /**
    * Reads outside transactions, on this thread and a connection of their own: WAL
    * lets them see what is committed while a write transaction is open on the writer.
    */
-  read(statement: { readonly text: string }, params: readonly unknown[]): unknown[];
+  readonly read: (statement: { readonly text: string }, params: readonly unknown[]) => unknown[];
   /** Changes whenever any connection — this process's writer or another process — commits (PRAGMA data_version on the reader). */
-  dataVersion(): number;
+  readonly dataVersion: () => number;
   /** Closes the writer thread and the reader (Kysely's destroy first: it closes what it used). */
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 /**

@@ -81,7 +81,7 @@ export interface WriteTx {
   /** Runs the statement of `key` (built once by `build`) in this transaction, with the request's values and `extra`. */
   run<R = Row>(key: string, build: () => Sql, extra?: Values): Promise<{ rows: R[]; changes: number }>;
   /** A record of `def` in the caller's scope, or null. */
-  find(def: ResourceDef, id: number): Promise<Row | null>;
+  readonly find: (def: ResourceDef, id: number) => Promise<Row | null>;
   /** Creates a record of another resource in this transaction (checked, audited); returns its id. */
   create(resource: string, values: Row): Promise<number>;
   audit(entry: AuditEntry): void;

@@ -47,6 +47,7 @@ const isFieldByte = (b: number) =>
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A segment of ASCII without a percent-escape: each character is its own byte (the common case, read directly). */
+// eslint-disable-next-line no-control-regex -- a plain value is any ASCII after NUL but '%'
 const PLAIN = /^([A-Za-z0-9_$.]+)([=><!~+-])(=?)([\x01-\x24\x26-\x7f]*)$/;
 
 /** Splits one raw segment into field, operator and value, or throws `invalid_filter`. */

@@ -65,7 +65,7 @@ function unroutedRequest(raw: string, socket: Socket): IncomingMessage | null {
     if (colon <= 0) continue;
     const name = h.slice(0, colon).trim().toLowerCase();
     (headersDistinct[name] ??= []).push(h.slice(colon + 1).trim());
-    headers[name] = headersDistinct[name]!.join(', ');
+    headers[name] = headersDistinct[name].join(', ');
   }
   // The pipeline reads nothing else before it refuses the verb.
   return { method: line[1], url: line[2], headers, headersDistinct, socket } as unknown as IncomingMessage;

@@ -30,9 +30,9 @@ const OUTPUT: Readonly<Record<FieldType, Schema>> = {
 
 /** Adds JSON null to what a schema accepts. */
 function orNull(s: Schema): Schema {
-  if (Array.isArray(s.enum)) return { ...s, type: undefined, enum: [...s.enum, null] };
+  if (Array.isArray(s.enum)) return { ...s, type: undefined, enum: [...(s.enum as unknown[]), null] };
   if (typeof s.type === 'string') return { ...s, type: [s.type, 'null'] };
-  if (Array.isArray(s.type)) return { ...s, type: [...s.type, 'null'] };
+  if (Array.isArray(s.type)) return { ...s, type: [...(s.type as unknown[]), 'null'] };
   return { anyOf: [s, { type: 'null' }] };
 }
 

@@ -88,7 +88,7 @@ export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<strin
   for (const e of endpoints.values()) {
     const specs = Object.entries(endpointPaths(ctx, e));
     for (const [path, spec] of specs) {
-      const operations = Object.entries(spec.operations).map(([method, op]) => [method, operation(ctx, op, method)]);
+      const operations = Object.entries(spec.operations).map(([method, op]): [string, Schema] => [method, operation(ctx, op, method)]);
       paths[path] = { ...(spec.parameters ? { parameters: spec.parameters } : {}), ...Object.fromEntries(operations) };
     }
     if (specs.length > 0) tags.push({ name: e.name, description: TAG_DESCRIPTIONS[e.name] ?? `The \`${e.name}\` endpoint.` });

@@ -33,61 +33,61 @@ export interface JsonMember {
 
 export interface SqlDialect {
   readonly kind: 'sqlite' | 'postgres';
-  json(column: Sql, keys: readonly string[]): JsonAccess;
-  jsonEntries(column: Sql): JsonEntries;
+  readonly json: (column: Sql, keys: readonly string[]) => JsonAccess;
+  readonly jsonEntries: (column: Sql) => JsonEntries;
   /** A JSON number given as its text, as a number comparable with JsonAccess.number, whatever its size. */
-  number(text: unknown): Sql;
+  readonly number: (text: unknown) => Sql;
   /** Any scalar as text that compares by bytes. */
-  text(expr: Sql): Sql;
+  readonly text: (expr: Sql) => Sql;
   /** Byte-order comparison of an already textual expression. */
-  bytewise(expr: Sql): Sql;
+  readonly bytewise: (expr: Sql) => Sql;
   /** `expr` contains `needle`, ASCII letters folded, every other character compared as is. */
-  contains(expr: Sql, needle: unknown): Sql;
+  readonly contains: (expr: Sql, needle: unknown) => Sql;
   /**
    * The JSON text of a value of a field type, exactly as JSON.stringify writes it
    * (strings quoted and escaped, numbers as digits, JSON columns as stored, NULL as `null`).
    */
-  jsonValue(type: FieldType, expr: Sql): Sql;
+  readonly jsonValue: (type: FieldType, expr: Sql) => Sql;
   /**
    * A JSON object of these members in this order, as JSON.stringify writes it, as
    * the dialect's JSON value (text on SQLite, json on PostgreSQL), for storing
    * (events, audit entries); an 'embed' member's value is such a JSON value itself.
    */
-  jsonObject(members: readonly JsonMember[]): Sql;
+  readonly jsonObject: (members: readonly JsonMember[]) => Sql;
   /** The same object as text, for reading (records as a GET answers them); an 'embed' member's value is such a text. */
-  jsonObjectText(members: readonly JsonMember[]): Sql;
+  readonly jsonObjectText: (members: readonly JsonMember[]) => Sql;
   /** `[item,item,…]` as text, of the rows of `from` (a FROM … WHERE … clause), each item a JSON text, in `order`. */
-  jsonArrayText(item: Sql, from: Sql, order: Sql): Sql;
+  readonly jsonArrayText: (item: Sql, from: Sql, order: Sql) => Sql;
   /** `expr` is one of a list of ids passed as one parameter (`idList` makes its value). */
-  inIds(expr: Sql, ids: unknown): Sql;
+  readonly inIds: (expr: Sql, ids: unknown) => Sql;
   /** `expr` (text) is one of a list of texts passed as one parameter (`idList` makes its value too). */
-  inTexts(expr: Sql, texts: unknown): Sql;
-  idList(ids: readonly (number | string)[]): unknown;
+  readonly inTexts: (expr: Sql, texts: unknown) => Sql;
+  readonly idList: (ids: readonly (number | string)[]) => unknown;
   /**
    * A SELECT of rows passed as one parameter (`rowList` makes its value), a column
    * of each type per row, in the rows' order: a multi-row INSERT of any number of
    * rows has one statement text (prepared once) instead of one per row count.
    * JSON columns take their JSON text.
    */
-  selectRows(rows: unknown, types: readonly FieldType[]): Sql;
-  rowList(rows: readonly (readonly unknown[])[]): unknown;
+  readonly selectRows: (rows: unknown, types: readonly FieldType[]) => Sql;
+  readonly rowList: (rows: readonly (readonly unknown[])[]) => unknown;
   /**
    * `expr` is one of the values a subquery returns, for the main table of a list:
    * SQLite's `IN` reads the subquery once into a set; PostgreSQL's would probe it
    * through a join for every row it tests, so there it is read once into an array.
    */
-  inSubquery(expr: Sql, subquery: Sql): Sql;
+  readonly inSubquery: (expr: Sql, subquery: Sql) => Sql;
   /** A row's physical key, which any table has (a sliced delete picks its rows by it). */
   readonly rowKey: Sql;
   /** a and b differ, NULL counting as a value (JSON compares as text). */
-  differs(a: Sql, b: Sql, type: FieldType): Sql;
+  readonly differs: (a: Sql, b: Sql, type: FieldType) => Sql;
   /** `YYYY-MM-DD` of integer year, month and day expressions. */
-  dateText(year: Sql, month: Sql, day: Sql): Sql;
+  readonly dateText: (year: Sql, month: Sql, day: Sql) => Sql;
   /**
    * A value or expression of a given type, where PostgreSQL would not infer it
    * (parameters in select lists or alone under IS NULL, text into a json column).
    */
-  cast(value: unknown, type: 'int' | 'text' | 'json'): Sql;
+  readonly cast: (value: unknown, type: 'int' | 'text' | 'json') => Sql;
   /**
    * A write transaction runs alone (SQLite's one writer): the records a filter
    * matches cannot change under it, so its statements may apply the filter again
@@ -104,7 +104,7 @@ export interface SqlDialect {
    * OFFSET, whose plan does not depend on the filter's values, so it is planned once
    * instead of on every call (about 0.4–0.8 ms of W2's page).
    */
-  idWalk(index: string | null): Sql;
+  readonly idWalk: (index: string | null) => Sql;
   /** Row lock for the matched records of a write (`t` is the main table's alias). */
   readonly lockMatched: Sql;
   /**
@@ -112,7 +112,7 @@ export interface SqlDialect {
    * transactions of all instances touching the same thing take turns (SQLite's
    * write transactions already do).
    */
-  lockFor(key: string): Sql;
+  readonly lockFor: (key: string) => Sql;
   /** Added to a SELECT … FOR UPDATE of a row one instance at a time works on: other instances pass it over. */
   readonly skipLocked: Sql;
   /**
@@ -128,11 +128,11 @@ export interface SqlDialect {
    * The statements that make a table's event triggers (the outbox of events/), after
    * those that drop the ones there were; no parameters in their SQL.
    */
-  eventTriggers(table: EventTable): readonly Sql[];
+  readonly eventTriggers: (table: EventTable) => readonly Sql[];
   /** An INSERT … SELECT of events of `kind` for the rows of `table` at alias `t` that `from` (FROM … WHERE …) selects. */
-  insertEvents(table: EventTable, kind: EventKind, from: Sql): Sql;
-  isUniqueViolation(error: unknown): boolean;
-  isForeignKeyViolation(error: unknown): boolean;
+  readonly insertEvents: (table: EventTable, kind: EventKind, from: Sql) => Sql;
+  readonly isUniqueViolation: (error: unknown) => boolean;
+  readonly isForeignKeyViolation: (error: unknown) => boolean;
   /** A failure that retrying the whole transaction can cure (deadlock, serialization). */
-  isTransient(error: unknown): boolean;
+  readonly isTransient: (error: unknown) => boolean;
 }

@@ -12,5 +12,5 @@
 export function merged<A extends object, B extends object>(a: A, b: B): A & B;
 export function merged<A extends object, B extends object, C extends object>(a: A, b: B, c: C): A & B & C;
 export function merged(...parts: object[]): object {
-  return Object.assign({}, ...parts);
+  return Object.assign({}, ...parts) as object;
 }

@@ -34,8 +34,8 @@ export interface FieldDef {
   /** 'create': settable by PUT only; 'update': by POST only; 'always': both. Absent: read-only. */
   readonly writable?: 'create' | 'update' | 'always';
   readonly required?: boolean;
-  /** Value on create when the body does not give one. 'now'/'today' are the clock's. */
-  readonly default?: SqlValue | 'now' | 'today';
+  /** Value on create when the body does not give one; the texts 'now' and 'today' stand for the clock's. */
+  readonly default?: SqlValue;
   readonly maxLength?: number;
   readonly references?: Reference;
   /** JSON field that must hold an object (or null). */

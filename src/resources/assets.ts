@@ -52,7 +52,7 @@ const managers = new WeakMap<WriteTx, Map<number, Promise<number | null>>>();
 
 function managerIn(tx: WriteTx, companyId: number): Promise<number | null> {
   let known = managers.get(tx);
-  if (!known) managers.set(tx, (known = new Map()));
+  if (!known) managers.set(tx, (known = new Map<number, Promise<number | null>>()));
   let manager = known.get(companyId);
   if (!manager) {
     manager = tx.db.selectFrom('companies').select('data').where('id', '=', companyId).executeTakeFirst().then((c) => managerOf(c?.data));

@@ -117,7 +117,7 @@ async function beforeDelete(tx: WriteTx, rows: readonly Row[]): Promise<void> {
     while (heir !== null && parentOf.has(heir)) heir = parentOf.get(heir) ?? null;
     if (heir !== null) heirs.set(id, heir);
   }
-  await tx.passAudit(heirs);
+  tx.passAudit(heirs);
 }
 
 /** A manager id, when given, is an integer (spec §3). */

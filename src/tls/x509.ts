@@ -49,7 +49,7 @@ function ipBytes(ip: string): Buffer {
   const groups = (s: string) => (s ? s.split(':') : []);
   const h = groups(head);
   const t = groups(tail);
-  const all = ip.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  const all = ip.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
   return Buffer.concat(all.map((g: string) => { const b = Buffer.alloc(2); b.writeUInt16BE(parseInt(g, 16)); return b; }));
 }
 

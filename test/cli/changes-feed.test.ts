@@ -143,7 +143,7 @@ for (const kind of DB_KINDS) {
           const s = await setUp(stage);
           const servers = await Promise.all([started(stage, s), started(stage, s)]);
           const apis = servers.flatMap((server) => [0, 1].map(() => new TestClient(server.port, s.serverPem, s.cert)));
-          const readerApi = new TestClient(servers[0]!.port, s.serverPem, s.cert);
+          const readerApi = new TestClient(servers[0].port, s.serverPem, s.cert);
           const log: Change[] = [];
           let writing = true;
           try {

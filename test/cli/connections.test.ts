@@ -65,7 +65,7 @@ describe('connection hygiene of a running serve', () => {
         const statuses: number[] = [];
         const normal = (async () => {
           while (serving) {
-            statuses.push(await client.get("/3.0/endpoints").then((r) => r.status, () => -1));
+            statuses.push(await client.get('/3.0/endpoints').then((r) => r.status, () => -1));
             await new Promise((r) => setTimeout(r, 50));
           }
         })();

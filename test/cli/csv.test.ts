@@ -69,12 +69,12 @@ for (const kind of DB_KINDS) {
         const file = join(stage.dir, 'three.csv');
         writeFileSync(file, 'asset_no\r\nT-1\r\nT-2\r\nT-3\r\n');
         const shown = await onTerminal(stage, ['import', 'assets', '--company', String(top), file], join(stage.dir, 'import.out'));
-        assert.match(shown, /\rimporting \[#{10}-{20}\]  33% 1\/3 rows checked/);
+        assert.match(shown, /\rimporting \[#{10}-{20}\] {2}33% 1\/3 rows checked/);
         assert.match(shown, /\rimporting \[#{30}\] 100% 3\/3 rows checked\r?\n/);
         assert.equal(readFileSync(join(stage.dir, 'import.out'), 'utf8'), 'created 3 records\n');
         const csv = join(stage.dir, 'export.csv');
         const exported = await onTerminal(stage, ['export', 'assets', '--company', String(top)], csv);
-        assert.match(exported, /^\rexporting \[-{30}\]   0% 0\/3 records\rexporting \[#{30}\] 100% 3\/3 records\r?\n$/);
+        assert.match(exported, /^\rexporting \[-{30}\] {3}0% 0\/3 records\rexporting \[#{30}\] 100% 3\/3 records\r?\n$/);
         assert.equal(readFileSync(csv, 'utf8').split('\r\n').length, 5, 'the header, three records and the final CRLF');
       });
     });

@@ -18,7 +18,6 @@ function expectOk(r: Result): string {
 
 const json = (r: Result): unknown => JSON.parse(expectOk(r));
 
-
 interface CurlResult { readonly command: string; readonly statuses: readonly number[]; readonly body: Record<string, any> }
 
 /** What the test adds to curl without touching the printed command line: a .curlrc that makes
@@ -58,7 +57,7 @@ function runPrinted(command: string, home: string): Promise<CurlResult> {
         }
         done({ command, statuses: lines.map((l) => Number(l.slice(5))), body });
       } catch (err) {
-        fail(err);
+        fail(err instanceof Error ? err : new Error(String(err)));
       }
     });
   });

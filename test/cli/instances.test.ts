@@ -62,9 +62,7 @@ function expectSharedLimit(seen: number[][]): void {
   assert.deepEqual(new Set(seen.flat()), new Set([200, 429]));
 }
 
-const pgOnly = DB_KINDS.includes('postgres') ? describe : describe.skip;
-
-pgOnly('two instances on one PostgreSQL', () => {
+describe('two instances on one PostgreSQL', { skip: !DB_KINDS.includes('postgres') }, () => {
   it('share migrations, sessions, the login throttle, the rate limit and reminder runs', async () => {
     await withStage('postgres', async (stage) => {
       let pair: Pair | null = null;

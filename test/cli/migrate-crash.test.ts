@@ -260,7 +260,7 @@ class Timing {
     this.begin = median(progress.map((p) => (p.beginsMs[0] ?? 0) / p.lastMs!));
     this.ends = MIGRATIONS.map((_, j) => median(progress.map((p) => (p.recordedMs[j] ?? p.lastMs!) / p.lastMs!)));
     this.spans = MIGRATIONS.map((_, j) => median(progress.map((p) =>
-      p.recordedMs[j] === undefined || p.beginsMs[j] === undefined ? 1 : (p.recordedMs[j]! - p.beginsMs[j]!) / p.lastMs!)));
+      p.recordedMs[j] === undefined || p.beginsMs[j] === undefined ? 1 : (p.recordedMs[j] - p.beginsMs[j]) / p.lastMs!)));
   }
 
   /** An uninterrupted run; `full` when it applied every migration from the start. */

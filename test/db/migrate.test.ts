@@ -77,7 +77,7 @@ for (const kind of DB_KINDS) {
       it(`a store Kysely's Migrator took to ${NAMES[done - 1]} (earlier versions) goes on from there`, async () => {
         const expected = await referenceSchema(kind);
         await withEmptyStore(kind, async (database, stage) => {
-          const earlier = Object.fromEntries(MIGRATIONS.slice(0, done).map((m) => [m.name, { up: m.up }]));
+          const earlier = Object.fromEntries(MIGRATIONS.slice(0, done).map((m) => [m.name, { up: m.up.bind(m) }]));
           const migrator = new Migrator({ db: untyped(database), provider: { getMigrations: async () => earlier } });
           const { error, results = [] } = await migrator.migrateToLatest();
           assert.equal(error, undefined);

@@ -39,7 +39,7 @@ const allows = (caller: Caller, n: Need | 'any') => n === 'any' || RANK[caller] 
 /** Every endpoint the service answers, with its verbs (from the registry, as the app builds it). */
 const ENDPOINTS: readonly Endpoint[] = [...createEndpoints({
   loginFailuresPerHour: 100, blobs: new BlobStore(tmpdir()), uploadMaxBytes: 1024,
-} as Parameters<typeof createEndpoints>[0]).values()];
+}).values()];
 const verbsOf = (e: Endpoint) => (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((v) => e.handlers[v]);
 
 const SPEC_ENDPOINTS = ['assetqueue', 'assetreminders', 'assets', 'auditlog', 'companies', 'departments', 'endpoints', 'externaltypes',

@@ -299,7 +299,7 @@ for (const kind of DB_KINDS) {
       assertOk(await client.get('/3.0/endpoints', { headers: { [HEADER]: escapedPem(selfSigned('spoof').certPem) } }));
     });
 
-    it("audit entries record the right-most X-Forwarded-For entry that is not a trusted proxy", async () => {
+    it('audit entries record the right-most X-Forwarded-For entry that is not a trusted proxy', async () => {
       const { client } = await svc.certificate(company);
       const cert = escapedPem(registered.certPem);
       const ipOf = async (xff: string | string[] | undefined): Promise<string | null> => {

@@ -137,8 +137,8 @@ for (const kind of DB_KINDS) {
           }
         }
         // What is stored is what was answered.
-        assert.equal(parentOf.get(x), answers[0]!.status === 200 ? w : r, `round ${round}`);
-        assert.equal(parentOf.get(y), answers[1]!.status === 200 ? x : r, `round ${round}`);
+        assert.equal(parentOf.get(x), answers[0].status === 200 ? w : r, `round ${round}`);
+        assert.equal(parentOf.get(y), answers[1].status === 200 ? x : r, `round ${round}`);
       }
     });
 

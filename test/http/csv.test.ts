@@ -61,7 +61,7 @@ for (const kind of DB_KINDS) {
         const row = rows[i]!;
         own.forEach((f, k) => assert.equal(row[k], record[f] === null ? '' : String(record[f]), f));
       }
-      const at = (i: number, name: string) => rows[i]![head!.indexOf(name)];
+      const at = (i: number, name: string) => rows[i]![head.indexOf(name)];
       assert.equal(at(0, 'asset_no'), 'Ä-1, "quoted"');
       assert.equal(at(0, 'description'), 'line 1\r\nline 2');
       assert.deepEqual([at(0, 'data.alpha'), at(0, 'data.nested'), at(0, 'data.none'), at(0, 'data.zeta'), at(0, 'data.beta')],

@@ -43,7 +43,8 @@ import { setPassword } from '../../src/admin/accounts.ts';
 import { selfSigned, type TestCert } from '../support/certs.ts';
 import type { TestClient } from '../support/client.ts';
 import {
-  type Allowed, Auth, authArb, Body, BODY_MAX, CODE_STATUS, contentTypeArb, defNamed, DEFS, HTTP_VERSIONS, describeAllowed, type Env, expectPlan, hasOutOfRangeNumber, junkBodyArb,
+  type Allowed, Auth, authArb, Body, BODY_MAX, CODE_STATUS, contentTypeArb, defNamed, DEFS, HTTP_VERSIONS, describeAllowed, expectPlan,
+  hasOutOfRangeNumber, junkBodyArb,
   Num, Obj, Order, orderArb, Plan, type Pools, type Protocol, rawBody, resourceBodyArb, Segment, segmentArb, segmentsArb, styleArb, textArb, valueBody,
   type Who, authHeader, type JV,
 } from '../support/fuzz-data.ts';
@@ -280,7 +281,7 @@ const certOf = (w: World, c: Plan['cert']): TestCert | null => (c === 'basic' ? 
 const capitalised = (m: string) => m.charAt(0) + m.slice(1).toLowerCase();
 
 /** Whose session an envelope shows. */
-function sessionOf(w: World, s: unknown): 'admin' | 'readonly' | null | string {
+function sessionOf(w: World, s: unknown): string | null {
   if (s === null) return null;
   const id = (s as { user_id?: unknown })?.user_id;
   if (id === w.users.admin.id) return 'admin';
@@ -372,7 +373,7 @@ async function check(w: World, plan: Plan): Promise<void> {
   const wire = wireOf(w, plan);
   const bytes = encodeRequest(wire);
   const headBytes = bytes.length - (wire.body?.length ?? 0);
-  const allowed = expectPlan(plan, w.env as Env, headBytes);
+  const allowed = expectPlan(plan, w.env, headBytes);
   const before = await snapshot(w);
   w.svc.clock.advance(1000);
   const outcome = await exchange(w.svc.port, certOf(w, plan.cert), bytes, TIMEOUT_MS, plan.method === 'HEAD');
@@ -412,8 +413,6 @@ function property<T>(w: () => World, arb: fc.Arbitrary<T>, plan: (w: World, inpu
     numRuns: runs, includeErrorInReport: true, examples: examples.map((e) => [e] as [T]), ...(SEED === undefined ? {} : { seed: SEED }),
   });
 }
-
-
 
 // ---------------------------------------------------------------------------------------------
 // Plans.

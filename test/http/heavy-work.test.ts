@@ -32,7 +32,7 @@ function* gaps(): Generator<number> {
 function answered(client: TestClient, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to GET ${path} within ${ANSWER_WITHIN_MS} ms`)), ANSWER_WITHIN_MS);
-    client.get(path).then((r) => { clearTimeout(timer); resolve(r.status); }, (e: unknown) => { clearTimeout(timer); reject(e); });
+    client.get(path).then((r) => { clearTimeout(timer); resolve(r.status); }, (e: Error) => { clearTimeout(timer); reject(e); });
   });
 }
 

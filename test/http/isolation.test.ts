@@ -437,7 +437,7 @@ for (const kind of DB_KINDS) {
     }
 
     describe('tenancy specifics', () => {
-      it("A1 sees only its own companies; its parentcompany embed is all null and filters see it as NULL", async () => {
+      it('A1 sees only its own companies; its parentcompany embed is all null and filters see it as NULL', async () => {
         const { A, A1 } = w;
         const companyFields = relationFields(TENANCY.relations.find((r) => r.name === 'parentcompany')!, TENANCY).map((f) => f.name);
         const { records } = await listAll(A1.client, 'companies');
@@ -471,7 +471,7 @@ for (const kind of DB_KINDS) {
         assert.equal(records.find((r) => r.id === w.B.id)?.parentcompany, null);
       });
 
-      it("a message a user of A sent into A1: A1 sees its sender as all null and cannot filter on it", async () => {
+      it('a message a user of A sent into A1: A1 sees its sender as all null and cannot filter on it', async () => {
         const { A, A1, crossMessage, parentUser } = w;
         const userFields = relationFields(lookup('messages').relations.find((r) => r.name === 'sender')!, lookup('users')).map((f) => f.name);
         const seen = await readAs(A1.client, lookup('messages'), crossMessage);

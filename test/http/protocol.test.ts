@@ -59,13 +59,13 @@ function chunkedPut(port: number, cert: TestCert, path: string, chunks: readonly
   return new Promise((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port, method: 'PUT', path, agent: false, rejectUnauthorized: false,
       cert: cert.certPem, key: cert.keyPem, headers: { 'Transfer-Encoding': 'chunked' } }, (res) => {
-      const parts: Buffer[] = [];
+        const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
       res.on('end', () => {
         const text = Buffer.concat(parts).toString('utf8');
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
       });
-    });
+      });
     req.on('error', reject);
     for (const c of chunks) req.write(c);
     req.end();

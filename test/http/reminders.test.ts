@@ -23,7 +23,6 @@ import { cleanEnv, runCli } from '../support/stage.ts';
 import { login, runAt, uniqueName, user } from '../support/workflows.ts';
 import { create, expectOk, list, start, stop, update } from './resources-support.ts';
 
-
 /** The run's "today" in UTC and the instant the runs happen at (midday, far from any date line). */
 const TODAY = '2031-03-10';
 const NOON = `${TODAY}T12:00:00Z`;
@@ -292,7 +291,7 @@ for (const kind of DB_KINDS) {
       let env: NodeJS.ProcessEnv;
       if (kind === 'postgres') {
         const fresh = await freshDatabase(kind);
-        cleanup = fresh.drop;
+        cleanup = () => fresh.drop();
         seedDb = fresh.database;
         env = { DATABASE_URL: fresh.url };
       } else {
@@ -379,5 +378,4 @@ describe('CLI: asset-tracker reminders run --json (sqlite)', () => {
     }
   });
 });
-
 

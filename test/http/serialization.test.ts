@@ -106,6 +106,7 @@ const longText = (min: number, max: number) =>
   fc.tuple(fc.string({ unit, minLength: 1, maxLength: 6 }), fc.integer({ min, max })).map(([s, n]) => repeatTo(s, n));
 /** Any string the API takes (no NUL), up to the 1000-character limit. */
 const text = fc.oneof({ weight: 12, arbitrary: shortText }, { weight: 1, arbitrary: longText(990, 1000) }, { weight: 1, arbitrary: longText(50, 400) });
+// eslint-disable-next-line no-control-regex -- the control characters a file name may not hold
 const filename = text.map((s) => s.replace(/[/\\\u0000-\u001f\u007f]/g, '_'));
 const emailPart = shortText.map((s) => s.replace(/[\s@]/g, ''));
 const email = fc.tuple(emailPart, emailPart).map(([a, b]) => `${a || 'u'}@${b || 'd'}.example`);
@@ -630,11 +631,11 @@ for (const kind of DB_KINDS) {
         home, username: text, email, first_name: omit(text), last_name: omit(text), phone: omit(text), email_confirmed: omit(flag),
         permissions: maybe(fc.tuple(fc.option(fc.constantFrom<JV>(null, 'readonly', 'user', 'admin'), { nil: undefined }),
           fc.option(fc.boolean(), { nil: undefined }), fc.boolean()).map(([level, create, flip]) => {
-          const entries: [string, JV][] = [];
-          if (level !== undefined) entries.push(['level', level]);
-          if (create !== undefined) entries.push(['can_create_companies', create]);
-          return new Obj(flip ? entries.reverse() : entries);
-        })),
+            const entries: [string, JV][] = [];
+            if (level !== undefined) entries.push(['level', level]);
+            if (create !== undefined) entries.push(['can_create_companies', create]);
+            return new Obj(flip ? entries.reverse() : entries);
+          })),
         reminders: omit(flag), data,
       }), { minLength: 1, maxLength: 2 }),
       query: queryGen, style,

@@ -16,7 +16,7 @@ export interface TestResponse {
 
 export interface RequestOptions {
   readonly headers?: Record<string, string>;
-  readonly body?: string | Buffer | unknown;
+  readonly body?: unknown;
 }
 
 /** Everything a stream yields until it ends, as text. */
@@ -80,7 +80,7 @@ export class TestClient {
       : typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
     return new Promise((resolve, reject) => {
       const req = https.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: o.headers ?? {} },
-        (res) => readResponse(res).then((r) => {
+        (res) => void readResponse(res).then((r) => {
           if (RECORD) record(method, path, payload, r);
           resolve(r);
         }, reject));

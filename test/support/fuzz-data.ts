@@ -419,7 +419,7 @@ function goodName(def: ResourceDef): fc.Arbitrary<{ name: string; kind: Kind }> 
   if (jsonBases.length === 0) return plain;
   const path = fc.tuple(fc.constantFrom(...jsonBases), fc.oneof({ weight: 6, arbitrary: fc.array(jsonKey, { minLength: 1, maxLength: 1 }) },
     { weight: 2, arbitrary: fc.array(jsonKey, { minLength: 2, maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(jsonKey, { minLength: 4, maxLength: 40 }) }))
-    .map(([b, keys]) => ({ name: `${b.name}.${keys.join('.')}`, kind: 'jsonpath' as Kind }));
+    .map(([b, keys]) => ({ name: `${b.name}.${keys.join('.')}`, kind: 'jsonpath' as const }));
   return fc.oneof({ weight: 1, arbitrary: plain }, { weight: 1, arbitrary: path });
 }
 
@@ -504,7 +504,8 @@ export function segmentArb(def: ResourceDef): fc.Arbitrary<Segment> {
   const longValue = fc.tuple(fc.constantFrom(...namesOf(def).filter((n) => n.kind === 'string' || n.kind === 'json')), fc.integer({ min: 900, max: 7000 }), fc.constantFrom('=', '~', '!'))
     .map(([n, len, op]) => new Segment(`${n.name}${op}${'v'.repeat(len)}`, 'valid', false, `value of ${len} characters`));
   return fc.oneof(
-    { weight: 8, arbitrary: typedValid }, { weight: 4, arbitrary: typedAny }, { weight: hasJson(def) ? 3 : 0, arbitrary: jsonNumber }, { weight: 2, arbitrary: nullValue },
+    { weight: 8, arbitrary: typedValid }, { weight: 4, arbitrary: typedAny },
+    { weight: hasJson(def) ? 3 : 0, arbitrary: jsonNumber }, { weight: 2, arbitrary: nullValue },
     { weight: 1, arbitrary: rawPlus }, { weight: 3, arbitrary: named }, { weight: 1, arbitrary: badEscape },
     { weight: 1, arbitrary: badUtf8 }, { weight: 1, arbitrary: nul }, { weight: 1, arbitrary: noOperator },
     { weight: 1, arbitrary: escapedName }, { weight: 1, arbitrary: page }, { weight: 1, arbitrary: garbage },
@@ -873,7 +874,8 @@ export function orderArb(def: ResourceDef): fc.Arbitrary<Order> {
     { weight: 1, arbitrary: fc.constantFrom('', '^', '^id', 'id^^', 'id ^', 'i d', 'id;', 'page', '*', 'ID', 'id\u00ff') },
   );
   const item = fc.tuple(name, fc.boolean(), fc.constantFrom('', '', ' ', '\t', '  ')).map(([n, desc, sp]) => `${sp}${n}${desc ? '^' : ''}${sp}`);
-  const list = fc.oneof({ weight: 4, arbitrary: fc.array(item, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(item, { minLength: 4, maxLength: 30 }) })
+  const list = fc.oneof({ weight: 4, arbitrary: fc.array(item, { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.array(item, { minLength: 4, maxLength: 30 }) })
     .map((items) => items.join(','));
   return fc.oneof(
     { weight: 5, arbitrary: list.map((v) => new Order([v])) },

@@ -114,7 +114,7 @@ export function exchange(port: number, cert: TestCert | null, bytes: Buffer, tim
       ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) }, () => {
       // A server that answers early (413) and closes may make this write fail; what it answered still counts.
       socket.write(bytes, () => {});
-    });
+      });
     const timer = setTimeout(() => finish({ kind: 'timeout', received: received(), ms: Date.now() - started }), timeoutMs);
     const attempt = (ended: boolean) => {
       const r = parseResponse(Buffer.concat(chunks), ended, head);

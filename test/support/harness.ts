@@ -119,7 +119,7 @@ export async function startService(kind: DbKind, options: Partial<AppOptions> = 
     return c;
   };
   return {
-    kind, database: fresh.database, app, port, clock, baseUrl, client, reopen: fresh.reopen,
+    kind, database: fresh.database, app, port, clock, baseUrl, client, reopen: () => fresh.reopen(),
     company: (name, parent = null) => addCompany(fresh.database, name, parent),
     async certificate(companyId, o = {}) {
       const cert = selfSigned(`client-${companyId}-${Math.random().toString(36).slice(2, 6)}`);

@@ -39,7 +39,7 @@ export function plainRaw(port: number, text: string): Promise<TestResponse> {
 export function plainRequest(port: number, method: string, path: string, o: PlainOptions = {}): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, headers: o.headers ?? {} },
-      (res) => readResponse(res).then(resolve, reject));
+      (res) => void readResponse(res).then(resolve, reject));
     req.on('error', reject);
     req.end(o.body);
   });

@@ -250,7 +250,6 @@ export class Server {
   }
 }
 
-
 /** A stage ready to serve: its server certificate on disk, a migrated store with one company and one registered certificate. */
 export interface Served {
   /** The environment of its `serve` (TLS files, no rate limit, and what the caller added). */
