@@ -60,10 +60,10 @@ async function main(): Promise<number> {
   const timesFile = join(scratch, 'times.jsonl');
   try {
     const child = spawn(process.execPath, [
-      '--import', 'tsx', '--import', './test/support/file-time.ts',
-      // A test file (and a test without a timeout of its own) fails after fifteen minutes instead of holding the run; a file whose
-      // tests are done ends even if something it started still holds its event loop.
-      '--test', `--test-concurrency=${atOnce}`, '--test-timeout=900000', '--test-force-exit',
+      '--import', 'tsx', '--import', './test/support/file-time.ts', '--import', './test/support/hang-guard.ts',
+      // A test without a timeout of its own fails after fifteen minutes instead of holding the run; a file whose tests are done
+      // but whose process something still holds open fails a minute later (hang-guard.ts; not --test-force-exit, which can lose verdicts).
+      '--test', `--test-concurrency=${atOnce}`, '--test-timeout=900000',
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       ...files,
     ], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...templates.env, TEST_TIMES_FILE: timesFile, ...(built ? { TEST_CLI_BUILT: '1' } : {}) } });
