@@ -13,7 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { makeTemplates } from './support/templates.ts';
 import { DB_KINDS } from './support/harness.ts';
-import { ROOT } from './support/stage.ts';
+import { ROOT } from './support/root.ts';
 
 const SLOWEST = 15;
 

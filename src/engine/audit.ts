@@ -6,7 +6,6 @@ import { sql } from 'kysely';
 import { type Db, execute } from '../db/database.ts';
 import { Param } from '../db/statements.ts';
 import type { Sql } from '../model/dialect.ts';
-import { jsonObjectText } from '../model/json.ts';
 import type { FieldDef, FieldType, ResourceDef, Row, SqlValue } from '../model/types.ts';
 import { PARAMS } from './params.ts';
 import type { AuditEntry, AuditSelect, Ctx, Shape } from './types.ts';
@@ -24,9 +23,19 @@ const COLUMNS = ['asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'mes
 /** Fields held in the record's own columns (computed read-only fields are not). */
 export const storedFields = (def: ResourceDef): readonly FieldDef[] => def.fields.filter((f) => !f.computed || f.writable);
 
+/** A field name as a JSON string, made once per name (a 1,000-record PUT writes each twenty times a thousand). */
+const quotedNames = new Map<string, string>();
+const quoted = (name: string): string => {
+  let q = quotedNames.get(name);
+  if (q === undefined) quotedNames.set(name, (q = JSON.stringify(name)));
+  return q;
+};
+
 /** JSON object text of the given fields of a record (`olddata` / `newdata`). */
 export function fieldsJson(fields: readonly FieldDef[], row: Row): string {
-  return jsonObjectText(fields.map((f) => [f.name, valueJson(f.type, row[f.name])] as const));
+  let out = '';
+  for (const f of fields) out += `${out === '' ? '{' : ','}${quoted(f.name)}:${valueJson(f.type, row[f.name])}`;
+  return out === '' ? '{}' : `${out}}`;
 }
 
 const VERBS = { create: 'Created', update: 'Updated', delete: 'Deleted' } as const;
@@ -73,7 +82,7 @@ export async function insertAuditEntry(ctx: Ctx, db: Db, logdate: string, entry:
 }
 
 /** One entry per row of `def` that `where` selects, built by the database (record ids ascending). */
-export function auditSelect(s: Shape, def: ResourceDef, action: 'update' | 'delete', o: AuditSelect): Sql {
+export function auditSelect(s: Shape, def: ResourceDef, action: 'create' | 'update' | 'delete', o: AuditSelect): Sql {
   const column = (name: string | undefined) => (name ? sql.ref(`t.${name}`) : sql`NULL`);
   const { cast } = s.hooks;
   const message = sql`(${sql.lit(`${VERBS[action]} ${def.name} record `)} || CAST(t.id AS TEXT))`;

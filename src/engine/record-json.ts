@@ -18,7 +18,7 @@ const members = (s: Shape, fields: readonly FieldDef[], alias: string): JsonMemb
 export const objectSql = (s: Shape, fields: readonly FieldDef[], alias: string): Sql => s.hooks.jsonObject(members(s, fields, alias));
 
 /** The same object as JSON text (to answer with). */
-const objectText = (s: Shape, fields: readonly FieldDef[], alias: string): Sql => s.hooks.jsonObjectText(members(s, fields, alias));
+export const objectText = (s: Shape, fields: readonly FieldDef[], alias: string): Sql => s.hooks.jsonObjectText(members(s, fields, alias));
 
 /** `{"a":null,"b":null,…}`: an embedded record the caller may not see, or an empty one shown as such. */
 export const nullsJson = (fields: readonly FieldDef[]) => `{${fields.map((f) => `${JSON.stringify(f.name)}:null`).join(',')}}`;

@@ -7,9 +7,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';
@@ -21,7 +20,9 @@ import { pgAdmin, pgUrl } from './templates.ts';
 
 export { pgAdmin, PG_ADMIN_URL } from './templates.ts';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { ROOT } from './root.ts';
+
+export { ROOT };
 const SOURCE_MAIN = join(ROOT, 'src/cli/main.ts');
 /** test/run.ts sets TEST_CLI_BUILT=1 when dist/ was built from the sources as they are: the CLI starts three times faster from it. */
 const BUILT_MAIN = process.env.TEST_CLI_BUILT === '1' ? join(ROOT, 'dist/cli/main.js') : null;
