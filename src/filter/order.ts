@@ -7,15 +7,27 @@ import { type FieldRef, resolveOrderField } from './resolve.ts';
 
 export interface OrderTerm { readonly ref: FieldRef; readonly descending: boolean }
 
+/** Distinct fields a header may order on (spec §4.2); more would make SQLite refuse the statement. */
+export const MAX_ORDER_TERMS = 32;
+
+/**
+ * The header's terms: a field named again (as itself or by another spelling of the
+ * same field) counts once, and only its first occurrence orders.
+ */
 export function parseOrder(def: ResourceDef, header: string | undefined, lookup: Lookup): OrderTerm[] {
   if (header === undefined || header.trim() === '') return [];
-  return header.split(',').map((part) => {
+  const terms = new Map<string, OrderTerm>();
+  for (const part of header.split(',')) {
     const item = part.trim();
     const descending = item.endsWith('^');
     const ref = resolveOrderField(def, descending ? item.slice(0, -1) : item, lookup);
     if (!ref) throw malformedOrder(header);
-    return { ref, descending };
-  });
+    const key = JSON.stringify([ref.relation?.name ?? null, ref.field.name, ref.keys]);
+    if (terms.has(key)) continue;
+    if (terms.size === MAX_ORDER_TERMS) throw malformedOrder(header);
+    terms.set(key, { ref, descending });
+  }
+  return [...terms.values()];
 }
 
 /**

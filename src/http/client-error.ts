@@ -1,8 +1,8 @@
 // Requests Node's HTTP parser refuses before any handler runs. A request line
-// refused only for its method (a verb Node does not know, or one not in upper case)
-// still goes through the pipeline's checks (401 → 404 → 405, spec §1) unless it
-// is a verb the API serves, whose request could not be read; anything else
-// is answered with the error body (spec §5.2 too_long), as there is no request to echo.
+// refused only for its method (a verb Node does not know, or one not in upper case,
+// `get` and `dElEtE` too: methods are case-sensitive) still goes through the
+// pipeline's checks (401 → 404 → 405, spec §1); anything else is answered with the
+// error body (spec §5.2 too_long), as there is no request to echo.
 // A request line of another HTTP version than 1.0 or 1.1 is malformed too.
 import { type IncomingMessage, type RequestListener, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,8 +13,6 @@ import type { ApiResult } from './pipeline.ts';
 export type UnroutedAnswer = (req: IncomingMessage) => Promise<ApiResult>;
 
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.[01]$/;
-/** Verbs the API serves: in another case than upper, the request cannot be read, so it is malformed. */
-const SERVED = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
 
 function rawResponse(status: number, headers: Readonly<Record<string, string>>, body: string): string {
   const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
@@ -57,7 +55,7 @@ function parserError(code: unknown, raw: string): string {
 function unroutedRequest(raw: string, socket: Socket): IncomingMessage | null {
   const head = raw.split('\r\n\r\n', 1)[0]!.split('\r\n');
   const line = REQUEST_LINE.exec(head[0]!);
-  if (!line || SERVED.has(line[1]!.toUpperCase())) return null;
+  if (!line) return null;
   const headers: Record<string, string> = {};
   const headersDistinct: Record<string, string[]> = {};
   for (const h of head.slice(1)) {

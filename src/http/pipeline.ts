@@ -74,10 +74,11 @@ const allowed = (e: Endpoint) => VERBS.filter((v) => e.handlers[v as Verb]).flat
 export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: FastifyBaseLogger, requestId: string): Promise<ApiResult> {
   const now = deps.clock.now();
   const path = splitPath(req.url ?? '/');
-  const method = (req.method ?? 'GET').toUpperCase();
+  const sent = req.method ?? 'GET';
+  const method = sent.toUpperCase();
   const block: { -readonly [K in keyof RequestBlock]: RequestBlock[K] } = {
     // HEAD answers as GET (spec §1): the same envelope, so the same Content-Length.
-    url: path.raw, endpoint: path.endpoint, version: path.version, method: method === 'HEAD' ? 'GET' : method,
+    url: path.raw, endpoint: path.endpoint, version: path.version, method: sent === 'HEAD' ? 'GET' : method,
     timestamp: Math.floor(now.getTime() / 1000), session: null,
   };
   let limits: Record<string, string> = {};
@@ -102,7 +103,8 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const endpoint = deps.endpoints.get(path.endpoint);
     if (!endpoint) throw noEndpoint(path.endpoint);
     const verb = (method === 'HEAD' ? 'GET' : method) as Verb;
-    const handler = VERBS.includes(verb) ? endpoint.handlers[verb] : undefined;
+    // Methods are case-sensitive (RFC 9110): `get` is not GET, but a verb the endpoint does not serve.
+    const handler = sent === method && VERBS.includes(verb) ? endpoint.handlers[verb] : undefined;
     if (!handler) throw methodNotAllowed(method, endpoint.name, allowed(endpoint));
     if (!endpoint.sessionless) {
       principal = await deps.impersonation.resolve(principal, req.headers.authorization, now);

@@ -93,6 +93,18 @@ for (const kind of DB_KINDS) {
         'Malformed result ordering value: id, creationdate^');
     });
 
+    it('at most 32 distinct fields; a field named again counts once, and only its first occurrence orders', async () => {
+      // 2,501 terms naming one field (SQLite would refuse an ORDER BY of that many): ordered by its first, descending.
+      assert.deepEqual(idsOf(await data.a.get('/3.0/assets', order(`id^,${'id,'.repeat(2499)}assets.id`))), [...ALL].reverse());
+      assert.deepEqual(idsOf(await data.a.get('/3.0/assets', order(`status^,${'assets.status,status,'.repeat(500)}id^`))),
+        [2, 3, 12, 11, 10, 9, 8, 7, 6, 5, 4, 1]);
+      const fields = (n: number) => ['status', ...range(1, n - 1).map((k) => `data.k${k}`)].join(',');
+      assert.deepEqual(idsOf(await data.a.get('/3.0/assets', order(fields(32)))), [1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 3, 2]);
+      assertError(await data.a.get('/3.0/assets', order(fields(33))), 400, 'malformed_order', `Malformed result ordering value: ${fields(33)}`);
+      assertError(await data.a.get('/3.0/assets', order(`${fields(33)},status`)), 400, 'malformed_order',
+        `Malformed result ordering value: ${fields(33)},status`);
+    });
+
     it('the header is ignored on POST, PUT and DELETE', async () => {
       const bogus = order('no_such_field^');
       const post = await data.a.post('/3.0/assets/id=1', {}, bogus);
