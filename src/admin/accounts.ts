@@ -5,7 +5,7 @@ import type { Database, Db } from '../db/database.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { CLIENTS_CHANNEL } from '../db/clients.ts';
 import { deleteClientSessions } from '../db/sessions.ts';
-import { spkiFingerprint } from '../auth/certificate.ts';
+import { identityOf, spkiFingerprint } from '../auth/certificate.ts';
 import { formatDatetime, systemClock, type Clock } from '../model/dates.ts';
 import { JsonObject, jsonObjectText } from '../model/json.ts';
 import { createRecords, inWriteTx } from '../engine/write.ts';
@@ -50,6 +50,27 @@ export interface ClientInfo {
   readonly revoked: string | null;
 }
 
+const SELF_SIGNED_ONLY = 'the service accepts self-signed client certificates only (the certificate\'s own key is the identity; '
+  + 'no certificate authority vouches for it): `asset-tracker cert create DIR` makes one';
+
+/** Why every call with this certificate would get 401, or null: only a current, self-signed certificate is an identity (spec §2.1). */
+function refusal(pem: string, cert: X509Certificate, now: number): string | null {
+  const count = pem.match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
+  if (count > 1) return `the file holds a chain of ${count} certificates; ${SELF_SIGNED_ONLY}`;
+  if (!identityOf(cert, 1).selfSigned) {
+    return cert.issuer === cert.subject
+      ? `the certificate names itself as its issuer, but its signature does not verify with its own key; ${SELF_SIGNED_ONLY}`
+      : `the certificate is issued by ${cert.issuer.replace(/\n/g, ', ')}, not self-signed; ${SELF_SIGNED_ONLY}`;
+  }
+  if (Date.parse(cert.validTo) < now) return `the certificate expired on ${cert.validTo}`;
+  if (Date.parse(cert.validFrom) > now) return `the certificate is not valid before ${cert.validFrom}`;
+  return null;
+}
+
+/**
+ * Registers a client certificate for a company; refuses one the service would never
+ * accept (a chain, a CA-issued or forged certificate, an expired or future one), saying why.
+ */
 export async function addClient(database: Database, o: { companyId: number; certPem: string; name?: string; impersonation?: boolean },
   clock: Clock = systemClock): Promise<ClientInfo> {
   let cert: X509Certificate;
@@ -58,6 +79,8 @@ export async function addClient(database: Database, o: { companyId: number; cert
   } catch {
     throw new AdminError('the file does not hold a PEM certificate');
   }
+  const refused = refusal(o.certPem, cert, clock.now().getTime());
+  if (refused) throw new AdminError(refused);
   const fingerprint = spkiFingerprint(cert);
   const name = o.name ?? cert.subject.replace(/^CN=/, '');
   const now = formatDatetime(clock.now());

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSelfSigned } from '../../src/tls/x509.ts';
+import { chained } from '../support/certs.ts';
 import { TestClient, type TestResponse } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { limited, type Result, ROOT, runCli, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
@@ -238,7 +239,11 @@ for (const kind of DB_KINDS) {
           writeFileSync(reissued, createSelfSigned({ cn: 'Workshop PC (renewed)', keyPem: a.keyPem, days: 90 }).certPem);
           const notPem = join(s.dir, 'not.pem');
           writeFileSync(notPem, 'hello');
+          // A certificate no call could use: a CA's leaf (every call would get 401 without a hint).
+          const caIssued = join(s.dir, 'ca-issued.pem');
+          writeFileSync(caIssued, chained('Lab PC').leafPem);
           const refused: [string[], RegExp][] = [
+            [['--company', String(company), '--cert', caIssued], /^error: the certificate is issued by CN=Lab PC CA, not self-signed; the service accepts self-signed /],
             [['--company', String(company), '--cert', a.certFile], new RegExp(`^error: a certificate with fingerprint ${a.fingerprint} is already registered\n$`)],
             [['--company', String(company), '--cert', reissued], new RegExp(`^error: a certificate with fingerprint ${a.fingerprint} is already registered\n$`)],
             [['--company', '99999', '--cert', reissued], /^error: company 99999 does not exist\n$/],

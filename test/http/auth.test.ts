@@ -38,7 +38,57 @@ function forgedSelfSigned(cn: string): TestCert {
   return { certPem, keyPem: own.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-const register = (svc: Service, companyId: number, certPem: string) => addClient(svc.database, { companyId, certPem });
+/**
+ * Registers a certificate straight into the store, as an older version (or a hand-edited
+ * store) might have: `client add` refuses the ones below that no call could use, so that
+ * the refusal at every call is tested on its own.
+ */
+async function register(svc: Service, companyId: number, certPem: string): Promise<void> {
+  await svc.database.db.insertInto('clients').values({
+    company_id: companyId, name: 'registered as it is', fingerprint: spkiOf(certPem), impersonation: 0, created: '2026-01-01 00:00:00', revoked: null,
+  }).execute();
+}
+
+/** `client add` (addClient) refuses a certificate every call would be refused with, and says why; it registers nothing. */
+describe('registering a certificate the service would never accept', () => {
+  let svc: Service;
+  let company: number;
+  before(async () => {
+    svc = await startService(DB_KINDS[0]!);
+    company = await svc.company('Registrar');
+  });
+  after(() => svc.close());
+
+  const SELF_SIGNED_ONLY = "the service accepts self-signed client certificates only (the certificate's own key is the identity; "
+    + 'no certificate authority vouches for it): `asset-tracker cert create DIR` makes one';
+  const cases: [string, () => string, string | RegExp][] = [
+    ['a chain (leaf and CA)', () => chained('chain').certPem, `the file holds a chain of 2 certificates; ${SELF_SIGNED_ONLY}`],
+    ['a CA-issued leaf alone', () => chained('leaf').leafPem, `the certificate is issued by CN=leaf CA, not self-signed; ${SELF_SIGNED_ONLY}`],
+    ['a forged self-signed certificate', () => forgedSelfSigned('forged').certPem,
+      `the certificate names itself as its issuer, but its signature does not verify with its own key; ${SELF_SIGNED_ONLY}`],
+    ['an expired certificate', () => expired('old').certPem, /^the certificate expired on \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} GMT$/],
+    ['a certificate not valid yet', () => createSelfSigned({ cn: 'future', days: 30, notBefore: new Date(Date.now() + 5 * 86_400_000) }).certPem,
+      /^the certificate is not valid before \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} GMT$/],
+  ];
+  for (const [what, pem, message] of cases) {
+    it(`refuses ${what}, saying why`, async () => {
+      const before = await svc.database.db.selectFrom('clients').select('id').execute();
+      await assert.rejects(addClient(svc.database, { companyId: company, certPem: pem() }), (e: Error) => {
+        if (typeof message === 'string') assert.equal(e.message, message);
+        else assert.match(e.message, message);
+        return true;
+      });
+      assert.deepEqual(await svc.database.db.selectFrom('clients').select('id').execute(), before);
+    });
+  }
+
+  it('registers a current self-signed certificate', async () => {
+    const cert = selfSigned('fine');
+    const info = await addClient(svc.database, { companyId: company, certPem: cert.certPem });
+    assertOk(await svc.client(cert).get('/3.0/endpoints'));
+    assert.equal(info.fingerprint, spkiOf(cert.certPem));
+  });
+});
 
 for (const kind of DB_KINDS) {
   describe(`certificate authentication over HTTPS (${kind})`, () => {
