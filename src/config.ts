@@ -55,7 +55,8 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h
  */
 export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** `defaultHost`: the listen address when HOST is not set (the demo listens on the loopback only). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '0.0.0.0'): Config {
   const problems: string[] = [];
   const str = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
   const int = (name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
@@ -118,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     dataDir: resolve(str('DATA_DIR') ?? './data'),
     databaseUrl,
-    host: str('HOST') ?? '0.0.0.0',
+    host: str('HOST') ?? defaultHost,
     port,
     baseUrl,
     tlsCertFile,

@@ -32,6 +32,8 @@ async function rateLimiterFor(config: Config, database: Database, onError: (err:
   return new RateLimiter(config.rateLimit, shared, { onError });
 }
 
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
 export async function startServer(config: Config, database?: Database): Promise<Running> {
   const db = database ?? (await openMigrated(config));
   const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
@@ -52,9 +54,15 @@ export async function startServer(config: Config, database?: Database): Promise<
     ? await startMetricsListener(config.metrics.host, config.metrics.port, (err) => log?.error({ err }, 'metrics could not be collected'))
     : null;
   if (metrics) app.fastify.log.info({ address: metrics.address.address, port: metrics.address.port }, 'metrics listening on plain HTTP (GET /metrics)');
-  await app.fastify.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  // Fastify names the address http:// (it does not see the TLS of the server it was given).
+  await app.fastify.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG,
+    listenTextResolver: (address) => `API listening at ${address.replace(/^http:/, 'https:')} (HTTPS, client certificates)` });
   const plain = app.http;
-  if (plain && config.proxy) await new Promise<void>((r) => plain.listen(config.proxy!.port, config.host, LISTEN_BACKLOG, () => r()));
+  if (plain && config.proxy) {
+    const { port } = config.proxy;
+    await new Promise<void>((r) => plain.listen(port, config.host, LISTEN_BACKLOG, () => r()));
+    app.fastify.log.info(`API listening at http://${hostForUrl(config.host)}:${port} (plain HTTP, for the trusted proxies only)`);
+  }
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
   // Background work takes at most a share of the pool's connections (Database.forBackground).
   const jobs = startJobs({ database: db.forBackground(), clock: systemClock, settings: config, log: app.fastify.log }, app.fastify.log);

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addClient, addCompany, addUser, setPassword } from '../admin/accounts.ts';
+import { randomPassword } from '../auth/passwords.ts';
 import type { Database } from '../db/database.ts';
 import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { updateRecords } from '../engine/update.ts';
@@ -28,15 +29,17 @@ import { createRegistry } from '../resources/registry.ts';
 import { writeClientCert } from './cert.ts';
 import type { Ctx, Resource } from '../engine/types.ts';
 
-/** The demo's impersonation login (printed by `demo`; a demo, not a secret). */
+/** The demo's impersonation login; its password is made when the demo is, and kept beside the demo certificate's key. */
 export const DEMO_USER = 'demo.admin';
-export const DEMO_PASSWORD = 'demo-password';
+export const demoPasswordFile = (dataDir: string) => join(dataDir, 'demo', 'admin-password');
 
 export interface Demo {
   readonly clientId: number;
   /** The upload token of the demo's calibration certificate. */
   readonly fileToken: string;
   readonly certDir: string;
+  /** The demo admin's password, made now (printed once by `demo`, kept in demoPasswordFile for its login example). */
+  readonly password: string;
   readonly companies: { readonly root: number; readonly labs: number; readonly field: number };
 }
 
@@ -96,11 +99,13 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
   const [managed] = objects([{ data: { api_assetqueue_manager_id: client.id, reminder_days: 30 } }]);
   await updateRecords(ctx, companies, parseQuery(companies.def, 'POST', [`id=${labs}`], undefined, ctx.catalog.lookup, ctx.limits), managed!);
   const admin = await addUser(database, { companyId: root, username: DEMO_USER, email: 'admin@demo.example', level: 'admin', firstName: 'Dana', lastName: 'Admin' }, clock);
-  await setPassword(database, admin, DEMO_PASSWORD, clock);
+  const password = randomPassword();
+  await setPassword(database, admin, password, clock);
+  writeFileSync(demoPasswordFile(dataDir), `${password}\n`, { mode: 0o600 });
   await create(ctx, messages, [{ messagetext: 'Welcome to the asset tracker demo.', target_user_id: admin }]);
   const fileToken = await addCertificate(ctx, dataDir, today, assetIds[2]!);
   await runReminders(database, clock);
-  return { clientId: client.id, fileToken, certDir, companies: { root, labs, field } };
+  return { clientId: client.id, fileToken, certDir, password, companies: { root, labs, field } };
 }
 
 /** The certificate's upload token of an existing demo, if it still has one. */

@@ -6,14 +6,17 @@ import { addDays, formatDate, systemClock } from '../model/dates.ts';
 import { closeOnSignals, startServer } from '../server.ts';
 import { openMigrated } from '../store.ts';
 import type { Command } from './command.ts';
-import { DEMO_PASSWORD, DEMO_USER, demoFileToken, seedDemo } from './demo-data.ts';
+import { DEMO_USER, demoFileToken, demoPasswordFile, seedDemo } from './demo-data.ts';
 
 /** A path as one POSIX shell word (quoted only when it must be), so that the commands paste as printed. */
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
-export interface DemoPaths { readonly baseUrl: string; readonly caFile: string; readonly demoDir: string; readonly today: string; readonly fileToken: string | null }
+export interface DemoPaths {
+  readonly baseUrl: string; readonly caFile: string; readonly dataDir: string; readonly today: string; readonly fileToken: string | null;
+}
 
-export function curlExamples({ baseUrl, caFile, demoDir, today, fileToken }: DemoPaths): string[] {
+export function curlExamples({ baseUrl, caFile, dataDir, today, fileToken }: DemoPaths): string[] {
+  const demoDir = join(dataDir, 'demo');
   const curl = `curl --cacert ${shellWord(caFile)} --cert ${shellWord(join(demoDir, 'client.pem'))}`;
   const files = fileToken === null ? [] : [
     `${curl} --data-binary @${shellWord(join(demoDir, 'calibration-certificate.pdf'))} ${baseUrl}/3.0/upload/${fileToken}          # upload`,
@@ -33,7 +36,7 @@ export function curlExamples({ baseUrl, caFile, demoDir, today, fileToken }: Dem
     `${curl} '${baseUrl}/3.0/auditlog/action=update'`,
     `${curl} '${baseUrl}/3.0/files/asset.asset_no=CAL-01'`,
     ...files,
-    `TOKEN=$(${curl} -s -X POST -d '{"username":"${DEMO_USER}","password":"${DEMO_PASSWORD}"}' ${baseUrl}/3.0/login`
+    `TOKEN=$(${curl} -s -X POST -d '{"username":"${DEMO_USER}","password":"'"$(cat ${shellWord(demoPasswordFile(dataDir))})"'"}' ${baseUrl}/3.0/login`
       + ` | sed -E 's/.*"user_token":"([0-9a-f]+)".*/\\1/') && ${curl} -u "session:$TOKEN" ${baseUrl}/3.0/users`,
   ];
 }
@@ -41,17 +44,22 @@ export function curlExamples({ baseUrl, caFile, demoDir, today, fileToken }: Dem
 export const demo: Command = {
   words: ['demo'],
   usage: 'demo',
-  summary: 'Seeds an empty DATA_DIR with demo companies, a client certificate, assets and a user, then serves and prints curl commands.',
+  summary: 'Seeds an empty DATA_DIR with demo companies, a client certificate, assets and a user, then serves (on 127.0.0.1 unless HOST says '
+    + 'otherwise) and prints curl commands.',
   async run() {
-    const config = loadConfig();
+    const config = loadConfig(undefined, '127.0.0.1');
     const database = await openMigrated(config);
     const empty = !(await database.db.selectFrom('companies').select('id').limit(1).executeTakeFirst());
-    const fileToken = empty ? (await seedDemo(database, config.dataDir, systemClock, config.baseUrl)).fileToken : await demoFileToken(database);
+    const seeded = empty ? await seedDemo(database, config.dataDir, systemClock, config.baseUrl) : null;
+    const fileToken = seeded ? seeded.fileToken : await demoFileToken(database);
     const running = await startServer(config, database);
     closeOnSignals(running);
-    const lines = curlExamples({ baseUrl: config.baseUrl, caFile: running.tls.certFile, demoDir: join(config.dataDir, 'demo'),
-      today: formatDate(systemClock.now()), fileToken });
+    const lines = curlExamples({ baseUrl: config.baseUrl, caFile: running.tls.certFile, dataDir: config.dataDir, today: formatDate(systemClock.now()), fileToken });
+    const passwordFile = demoPasswordFile(config.dataDir);
     process.stdout.write(`\nAsset tracker demo ${empty ? 'created' : 'reused'} in ${config.dataDir}, listening on ${config.baseUrl}\n`
-      + `Try (the demo certificate sees Demo Holdings and its two child companies):\n\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
+      + `Try (the demo certificate sees Demo Holdings and its two child companies):\n\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`
+      + (seeded
+        ? `The demo admin ${DEMO_USER} logs in with the password ${seeded.password} (shown this once; kept in ${passwordFile} for the example above).\n`
+        : `The demo admin ${DEMO_USER} logs in with the password kept in ${passwordFile}.\n`));
   },
 };

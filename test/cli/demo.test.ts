@@ -3,12 +3,12 @@
 // printed, and a second start reuses the data. Both database engines.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { type Result, Server, show, withStage } from '../support/stage.ts';
+import { freePort, type Result, Server, show, withStage } from '../support/stage.ts';
 
 function expectOk(r: Result): string {
   assert.equal(r.code, 0, show(r));
@@ -133,8 +133,8 @@ for (const kind of DB_KINDS) {
         const clientPem = join(s.dataDir, 'demo', 'client.pem');
         const serverPem = join(s.dataDir, 'tls', 'server.pem');
 
-        // First start: seeds, then serves.
-        const first = await Server.start(s, 'demo');
+        // First start: seeds, then serves — on the loopback only, HOST not set.
+        const first = await Server.start(s, 'demo', { HOST: '', LOG_LEVEL: 'info' });
         let counts: number[] = [];
         let pems: string[] = [];
         try {
@@ -142,6 +142,14 @@ for (const kind of DB_KINDS) {
           assert.equal(block[1], 'created', block[0]);
           assert.equal(block[2], s.dataDir);
           assert.equal(block[3], first.baseUrl);
+          assert.match(first.stdout, new RegExp(`"msg":"API listening at https://127\\.0\\.0\\.1:${first.port} \\(HTTPS, client certificates\\)"`), first.stdout);
+          // The admin's password is made with the demo, shown once, and kept (owner-only) for the login example.
+          const passwordFile = join(s.dataDir, 'demo', 'admin-password');
+          const shown = await first.waitForOutput(/The demo admin demo\.admin logs in with the password (\S+) \(shown this once; kept in (.+) for the example above\)\.\n/);
+          assert.equal(shown[2], passwordFile);
+          assert.equal(readFileSync(passwordFile, 'utf8'), `${shown[1]}\n`);
+          assert.match(shown[1]!, /^\S{16}$/);
+          assert.equal(statSync(passwordFile).mode & 0o777, 0o600);
           const commands = printedCommands(block);
           assert.ok(commands.length >= 5, block[0]);
           for (const command of commands) {
@@ -166,11 +174,18 @@ for (const kind of DB_KINDS) {
         const clients = json(await s.cli('client', 'list', '--json')) as unknown[];
         assert.equal(clients.length, 1, 'the demo registers one certificate');
 
-        // Second start on the same DATA_DIR (and database): reuses, seeds nothing again.
-        const second = await Server.start(s, 'demo');
+        // Second start on the same DATA_DIR (and database): reuses, seeds nothing again; behind a trusted proxy too this time.
+        const proxyPort = await freePort();
+        const second = await Server.start(s, 'demo', { LOG_LEVEL: 'info', TRUSTED_PROXIES: '127.0.0.1', CLIENT_CERT_HEADER: 'X-Client-Cert', HTTP_PORT: String(proxyPort) });
         try {
           const block = await second.waitForOutput(DEMO_BLOCK);
           assert.equal(block[1], 'reused', block[0]);
+          for (const line of [`API listening at https://127.0.0.1:${second.port} (HTTPS, client certificates)`,
+            `API listening at http://127.0.0.1:${proxyPort} (plain HTTP, for the trusted proxies only)`]) {
+            assert.ok(second.stdout.includes(`"msg":"${line}"`), `${line}\n${second.stdout}`);
+          }
+          await second.waitForOutput(new RegExp(`The demo admin demo\\.admin logs in with the password kept in ${join(s.dataDir, 'demo', 'admin-password')
+            .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\n`));
           assert.deepEqual([readFileSync(clientPem, 'utf8'), readFileSync(serverPem, 'utf8')], pems, 'the certificates are kept');
           const api = new TestClient(second.port, pems[1]!, {
             certPem: readFileSync(join(s.dataDir, 'demo', 'cert.pem'), 'utf8'), keyPem: readFileSync(join(s.dataDir, 'demo', 'key.pem'), 'utf8'),
