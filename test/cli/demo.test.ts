@@ -64,6 +64,9 @@ function runPrinted(command: string, home: string): Promise<CurlResult> {
 }
 
 /** The block `demo` prints; its commands are the indented lines after the blank line. */
+/** A log line with this message, exactly. */
+const logLine = (msg: string) => new RegExp(`"msg":${JSON.stringify(msg).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+
 const DEMO_BLOCK = /Asset tracker demo (created|reused) in (.+), listening on (\S+)\n[^\n]*\n\n((?: {2}\S[^\n]*\n)+)\n/;
 
 function printedCommands(m: RegExpExecArray): string[] {
@@ -142,7 +145,8 @@ for (const kind of DB_KINDS) {
           assert.equal(block[1], 'created', block[0]);
           assert.equal(block[2], s.dataDir);
           assert.equal(block[3], first.baseUrl);
-          assert.match(first.stdout, new RegExp(`"msg":"API listening at https://127\\.0\\.0\\.1:${first.port} \\(HTTPS, client certificates\\)"`), first.stdout);
+          // The log (on stdout too) is written asynchronously: it may come after the demo's block.
+          await first.waitForOutput(logLine(`API listening at https://127.0.0.1:${first.port} (HTTPS, client certificates)`));
           // The admin's password is made with the demo, shown once, and kept (owner-only) for the login example.
           const passwordFile = join(s.dataDir, 'demo', 'admin-password');
           const shown = await first.waitForOutput(/The demo admin demo\.admin logs in with the password (\S+) \(shown this once; kept in (.+) for the example above\)\.\n/);
@@ -182,7 +186,7 @@ for (const kind of DB_KINDS) {
           assert.equal(block[1], 'reused', block[0]);
           for (const line of [`API listening at https://127.0.0.1:${second.port} (HTTPS, client certificates)`,
             `API listening at http://127.0.0.1:${proxyPort} (plain HTTP, for the trusted proxies only)`]) {
-            assert.ok(second.stdout.includes(`"msg":"${line}"`), `${line}\n${second.stdout}`);
+            await second.waitForOutput(logLine(line));
           }
           await second.waitForOutput(new RegExp(`The demo admin demo\\.admin logs in with the password kept in ${join(s.dataDir, 'demo', 'admin-password')
             .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\n`));
