@@ -26,6 +26,7 @@ const COMMANDS: readonly { readonly words: string; load(): Promise<Command> }[] 
   { words: 'jobs list', load: async () => (await import('./jobs.ts')).jobsList },
   { words: 'jobs run', load: async () => (await import('./jobs.ts')).jobsRun },
   { words: 'backup', load: async () => (await import('./backup.ts')).backup },
+  { words: 'restore', load: async () => (await import('./backup.ts')).restore },
   { words: 'openapi', load: async () => (await import('./openapi.ts')).openapi },
   { words: 'webhooks rotate', load: async () => (await import('./webhooks.ts')).webhooksRotate },
   { words: 'webhooks dispatch', load: async () => (await import('./webhooks.ts')).webhooksDispatch },
