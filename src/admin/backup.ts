@@ -18,8 +18,20 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import BetterSqlite3 from '../db/better-sqlite3.ts';
 import { AdminError } from '../errors.ts';
+import { BlobStore } from '../storage/blobs.ts';
 
 const run = promisify(execFile);
+
+/** Runs one of PostgreSQL's client tools against `url` (its password through PGPASSWORD, off the command line other users can read). */
+async function pgTool(tool: 'pg_dump' | 'pg_restore', args: readonly string[], databaseUrl: string): Promise<void> {
+  const u = new URL(databaseUrl);
+  const password = decodeURIComponent(u.password);
+  u.password = '';
+  const env = password ? { ...process.env, PGPASSWORD: password } : process.env;
+  await run(tool, [...args, `--dbname=${u.toString()}`], { env }).catch((e: NodeJS.ErrnoException & { stderr?: string }) => {
+    throw new AdminError(e.code === 'ENOENT' ? `${tool} is not installed (PostgreSQL's client tools)` : `${tool} failed: ${e.stderr?.trim() ?? e.message}`);
+  });
+}
 
 /** Where the store is: a SQLite file, or a PostgreSQL URL; and the directory of the files' content. */
 export type Store = { readonly engine: 'sqlite'; readonly file: string; readonly filesDir: string }
@@ -41,7 +53,8 @@ const MANIFEST = 'manifest.json';
 const SQLITE_COPY = 'database.sqlite';
 const PG_DUMP = 'database.dump';
 const BLOB = /^[0-9a-f]{64}$/;
-const blobPath = (filesDir: string, id: string) => join(filesDir, id.slice(0, 2), id);
+/** Where a content lies under a files directory: the service's own layout (BlobStore). */
+const blobPath = (filesDir: string, id: string) => new BlobStore(filesDir).pathOf(id);
 
 /** The content ids under a files directory (its `tmp/` of uploads under way left out). */
 function blobsIn(filesDir: string): Set<string> {
@@ -70,14 +83,6 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The URL without its password, and the password for PGPASSWORD (kept off the command line other users can read). */
-function credentials(url: string): { url: string; env: NodeJS.ProcessEnv } {
-  const u = new URL(url);
-  const password = decodeURIComponent(u.password);
-  u.password = '';
-  return { url: u.toString(), env: password ? { ...process.env, PGPASSWORD: password } : process.env };
-}
-
 const REFERENCED = 'SELECT DISTINCT upload_uuid AS id FROM files WHERE upload_uuid IS NOT NULL';
 
 /** Copies the database into `dir`; returns the content ids the copy refers to. */
@@ -98,11 +103,7 @@ async function copyDatabase(store: Store, dir: string): Promise<string[]> {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const { rows: [snapshot] } = await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id');
     const { rows } = await client.query<{ id: string }>(REFERENCED);
-    const { url, env } = credentials(store.url);
-    await run('pg_dump', ['--format=custom', `--snapshot=${snapshot!.id}`, `--file=${join(dir, PG_DUMP)}`, `--dbname=${url}`], { env })
-      .catch((e: NodeJS.ErrnoException & { stderr?: string }) => {
-        throw new AdminError(e.code === 'ENOENT' ? 'pg_dump is not installed (PostgreSQL\'s client tools)' : `pg_dump failed: ${e.stderr?.trim() ?? e.message}`);
-      });
+    await pgTool('pg_dump', ['--format=custom', `--snapshot=${snapshot!.id}`, `--file=${join(dir, PG_DUMP)}`], store.url);
     await client.query('COMMIT');
     return rows.map((r) => r.id);
   } finally {
@@ -196,11 +197,7 @@ export async function restoreStore(from: string, store: Store): Promise<{ engine
     copyFileSync(join(from, manifest.database), partial);
     renameSync(partial, store.file);
   } else {
-    const { url, env } = credentials(store.url);
-    await run('pg_restore', ['--no-owner', '--exit-on-error', '--single-transaction', `--dbname=${url}`, join(from, manifest.database)], { env })
-      .catch((e: NodeJS.ErrnoException & { stderr?: string }) => {
-        throw new AdminError(e.code === 'ENOENT' ? 'pg_restore is not installed (PostgreSQL\'s client tools)' : `pg_restore failed: ${e.stderr?.trim() ?? e.message}`);
-      });
+    await pgTool('pg_restore', ['--no-owner', '--exit-on-error', '--single-transaction', join(from, manifest.database)], store.url);
   }
   return { engine: store.engine, files: manifest.files.length, fileBytes: manifest.files.reduce((n, f) => n + f.bytes, 0) };
 }
