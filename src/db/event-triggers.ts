@@ -1,7 +1,7 @@
 // What both dialects' event triggers share (db/sqlite-events.ts, db/postgres-events.ts):
 // the events table's columns, the event's data as JSON, what counts as a change.
 import { sql } from 'kysely';
-import type { Sql, SqlDialect } from '../model/dialect.ts';
+import type { JsonMember, Sql, SqlDialect } from '../model/dialect.ts';
 import type { EventColumn, EventTable, Side } from '../model/event-table.ts';
 
 export const EVENT_COLUMNS = sql`event_id, event, endpoint, record_id, op, company_id, scope_id, data, created`;
@@ -23,15 +23,17 @@ export const changed = (hooks: SqlDialect, t: EventTable, old: Side, row: Side):
   t.columns.filter((c) => !c.role && c.name !== 'id').map((c) => hooks.differs(old(c.column), row(c.column), c.type)), sql` OR `);
 
 /** The event's data: the row's columns as a JSON object; `value` may give a column's value another way. */
-export const eventData = (hooks: SqlDialect, t: EventTable, row: Side, value: (c: EventColumn) => Sql | null = () => null): Sql =>
-  hooks.jsonObject(t.columns.map((c) => ({ name: c.name, type: c.type, value: value(c) ?? row(c.column) })));
+export const eventData = (hooks: SqlDialect, t: EventTable, row: Side, value: (c: EventColumn) => Sql | null = () => null,
+  extra: readonly JsonMember[] = []): Sql =>
+  hooks.jsonObject([...t.columns.map((c) => ({ name: c.name, type: c.type, value: value(c) ?? row(c.column) })), ...extra]);
 
 /** Event ids and times as each dialect writes them. */
 export interface EventIds { readonly eventId: Sql; readonly now: Sql }
 
 /** The INSERT … SELECT of events of `kind` for the rows at alias `t` that `from` selects. */
-export const insertEventRows = (hooks: SqlDialect, ids: EventIds, t: EventTable, op: string, event: string, from: Sql): Sql => {
+export const insertEventRows = (hooks: SqlDialect, ids: EventIds, t: EventTable, op: string, event: string, from: Sql,
+  extra: readonly JsonMember[] = []): Sql => {
   const scope = sql.ref(`t.${t.scopeColumn}`);
   return sql`INSERT INTO events (${EVENT_COLUMNS}) SELECT ${ids.eventId}, ${sql.lit(event)}, ${sql.lit(t.endpoint)}, t.id, ${sql.lit(op)},
-    ${scope}, ${scope}, ${eventData(hooks, t, aliased('t'))}, ${ids.now} ${from}`;
+    ${scope}, ${scope}, ${eventData(hooks, t, aliased('t'), undefined, extra)}, ${ids.now} ${from}`;
 };

@@ -44,6 +44,7 @@ import * as assetTallies from './migrations/0012_asset_tallies.ts';
 import * as assetWalkIndex from './migrations/0013_asset_walk_index.ts';
 import * as reminderWalk from './migrations/0014_reminder_walk.ts';
 import * as schemaParts from './migrations/0015_schema_parts.ts';
+import * as assetchecks from './migrations/0016_assetchecks.ts';
 
 export interface Migration {
   readonly name: string;
@@ -68,6 +69,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0013_asset_walk_index', up: assetWalkIndex.up },
   { name: '0014_reminder_walk', up: reminderWalk.up },
   { name: '0015_schema_parts', up: schemaParts.up },
+  { name: '0016_assetchecks', up: assetchecks.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -4,7 +4,7 @@
 // and holds it until commit, so events are numbered in commit order — a reader never
 // sees a larger seq before a smaller one has committed.
 import { sql } from 'kysely';
-import type { Sql, SqlDialect } from '../model/dialect.ts';
+import type { JsonMember, Sql, SqlDialect } from '../model/dialect.ts';
 import type { EventKind, EventTable } from '../model/event-table.ts';
 import { aliased, changed, counterOf, type EventIds, EVENTS_LOCK, insertEventRows, rowOf } from './event-triggers.ts';
 
@@ -64,5 +64,5 @@ export function postgresEventTriggers(hooks: SqlDialect, t: EventTable): Sql[] {
   return out;
 }
 
-export const postgresInsertEvents = (hooks: SqlDialect, t: EventTable, kind: EventKind, from: Sql): Sql =>
-  insertEventRows(hooks, IDS, t, kind.op, kind.event, from);
+export const postgresInsertEvents = (hooks: SqlDialect, t: EventTable, kind: EventKind, from: Sql, extra: readonly JsonMember[] = []): Sql =>
+  insertEventRows(hooks, IDS, t, kind.op, kind.event, from, extra);

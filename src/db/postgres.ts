@@ -83,7 +83,7 @@ export const postgresHooks: SqlDialect = {
   skipLocked: sql`FOR UPDATE SKIP LOCKED`,
   plansPerExecution: sql`SET LOCAL plan_cache_mode = force_custom_plan`,
   eventTriggers: (table) => postgresEventTriggers(postgresHooks, table),
-  insertEvents: (table, kind, from) => postgresInsertEvents(postgresHooks, table, kind, from),
+  insertEvents: (table, kind, from, extra) => postgresInsertEvents(postgresHooks, table, kind, from, extra),
   isUniqueViolation: (e) => errorCode(e) === '23505',
   isForeignKeyViolation: (e) => errorCode(e) === '23503',
   isTransient: (e) => errorCode(e) === '40P01' || errorCode(e) === '40001',

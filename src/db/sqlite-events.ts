@@ -2,7 +2,7 @@
 // an event's order is its commit order. Each builds the event from the row it has
 // (NEW or OLD) instead of reading the row again.
 import { sql } from 'kysely';
-import type { Sql, SqlDialect } from '../model/dialect.ts';
+import type { JsonMember, Sql, SqlDialect } from '../model/dialect.ts';
 import type { EventKind, EventTable } from '../model/event-table.ts';
 import { changed, counterOf, EVENT_COLUMNS, type EventIds, eventData, insertEventRows, rowOf } from './event-triggers.ts';
 
@@ -50,5 +50,5 @@ export function sqliteEventTriggers(hooks: SqlDialect, t: EventTable): Sql[] {
   ];
 }
 
-export const sqliteInsertEvents = (hooks: SqlDialect, t: EventTable, kind: EventKind, from: Sql): Sql =>
-  insertEventRows(hooks, IDS, t, kind.op, kind.event, from);
+export const sqliteInsertEvents = (hooks: SqlDialect, t: EventTable, kind: EventKind, from: Sql, extra: readonly JsonMember[] = []): Sql =>
+  insertEventRows(hooks, IDS, t, kind.op, kind.event, from, extra);

@@ -64,7 +64,7 @@ export const sqliteHooks: SqlDialect = {
   skipLocked: sql``,
   plansPerExecution: sql`SELECT 1`,
   eventTriggers: (table) => sqliteEventTriggers(sqliteHooks, table),
-  insertEvents: (table, kind, from) => sqliteInsertEvents(sqliteHooks, table, kind, from),
+  insertEvents: (table, kind, from, extra) => sqliteInsertEvents(sqliteHooks, table, kind, from, extra),
   isUniqueViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || errorCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   isForeignKeyViolation: (e) => errorCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTransient: (e) => errorCode(e) === 'SQLITE_BUSY',

@@ -110,6 +110,7 @@ export class NewRecords {
       await auditCreated(tx, def, run[0]!, made);
       ids.push(...made);
     }
+    await this.res.hooks?.afterInsert?.(tx, records, ids);
     return ids;
   }
 }

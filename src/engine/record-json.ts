@@ -65,9 +65,30 @@ function manyJson(s: Shape, rel: RelationDef): Sql {
     THEN ${children} ELSE '[]' END)`;
 }
 
+/**
+ * Records linked through a link table (a check's standards), in the link's order,
+ * each one the caller may not see with every member null.
+ */
+function linkedJson(s: Shape, rel: RelationDef & { through: NonNullable<RelationDef['through']> }): Sql {
+  const { through } = rel;
+  const target = s.catalog.lookup(rel.resource);
+  const fields = relationFields(rel, target);
+  const a = `m_${rel.name}`;
+  const l = `l_${rel.name}`;
+  const item = sql`(CASE WHEN ${sql.ref(`${a}.id`)} IS NULL THEN ${sql.lit(nullsJson(fields))} ELSE ${objectText(s, fields, a)} END)`;
+  const from = sql`FROM ${sql.table(through.table)} AS ${sql.id(l)} LEFT JOIN ${sql.table(target.table)} AS ${sql.id(a)}
+    ON ${sql.ref(`${a}.id`)} = ${sql.ref(`${l}.${through.to}`)} AND ${visible(s, target, a)} WHERE ${sql.ref(`${l}.${through.from}`)} = t.id`;
+  return s.hooks.jsonArrayText(item, from, sql.ref(`${l}.${through.position}`));
+}
+
+function embedJson(s: Shape, def: ResourceDef, rel: RelationDef): Sql {
+  if (rel.through) return linkedJson(s, { ...rel, through: rel.through });
+  return rel.back ? manyJson(s, rel) : oneJson(s, def, rel);
+}
+
 /** The JSON text of a record of `def` at alias `t` with its embeds, and after them its version (spec §14.2). */
 export function recordJson(s: Shape, def: ResourceDef): Sql {
-  const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: rel.back ? manyJson(s, rel) : oneJson(s, def, rel) }));
+  const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: embedJson(s, def, rel) }));
   const own = members(s, def.fields.filter((f) => !f.counter), 't');
   return s.hooks.jsonObjectText([...own, ...embeds, ...members(s, def.fields.filter((f) => f.counter), 't')]);
 }

@@ -60,7 +60,7 @@ export async function removeRecords(tx: WriteTx, res: Resource, ids: readonly nu
     }
     const { rows } = await tx.run<{ ref: number }>(`restrict|${key}`,
       () => sql`SELECT ${sql.ref(internal.column)} AS ref FROM ${sql.table(internal.table)} WHERE ${where} LIMIT 1`, values);
-    if (rows[0]) throw dataError(`${def.name} record ${rows[0].ref} is still referenced by ${internal.table}`);
+    if (rows[0]) throw dataError(`${def.name} record ${rows[0].ref} is still referenced by ${internal.name ?? internal.table}`);
   }
   await tx.flushAudit();
   await tx.run(`delete-audit|${def.name}`, () => auditSelect(tx.shape, def, 'delete', {

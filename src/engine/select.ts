@@ -62,8 +62,19 @@ export function relationsOf(conditions: readonly Condition[], order: readonly Or
  * (page 101 of W2: 663 against 543 µs).
  */
 export function whereClause(s: Shape, def: ResourceDef, conditions: readonly Condition[], form?: 'list' | 'probe'): Sql {
-  const parts = [...conditions.map((c) => compileCondition(c, exprOf(s, c.ref), s.hooks)), ...visibility(s, def, 't', form)];
+  const parts = [...conditions.map((c) => conditionSql(s, c)), ...visibility(s, def, 't', form)];
   return sql.join(parts, sql` AND `);
+}
+
+/** One condition; over a relation through a link table, it holds when some linked record the caller may see matches. */
+function conditionSql(s: Shape, c: Condition): Sql {
+  const own = compileCondition(c, exprOf(s, c.ref), s.hooks);
+  const through = c.ref.relation?.through;
+  if (!through) return own;
+  const a = aliasOf(c.ref.relation);
+  return sql`EXISTS (SELECT 1 FROM ${sql.table(through.table)} AS l JOIN ${sql.table(c.ref.resource.table)} AS ${sql.id(a)}
+    ON ${sql.ref(`${a}.id`)} = ${sql.ref(`l.${through.to}`)} WHERE ${sql.ref(`l.${through.from}`)} = t.id
+    AND ${visible(s, c.ref.resource, a)} AND ${own})`;
 }
 
 /** ORDER BY with `id` as the final tie-breaker, so pages never overlap or skip. */

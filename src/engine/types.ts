@@ -16,6 +16,8 @@ import type { BlobStore } from '../storage/blobs.ts';
 /** A reference to a resource from a table that is not itself a resource (certificates, sessions). */
 export interface InternalReference {
   readonly table: string;
+  /** The name a refusal gives for the referring records, when not the table's (the resource whose rows they are). */
+  readonly name?: string;
   readonly column: string;
   readonly resource: string;
   readonly onDelete: Exclude<Reference['onDelete'], 'set-null'>;
@@ -103,6 +105,8 @@ export interface Hooks {
   beforeCreate?(tx: WriteTx, record: Row): Promise<void> | void;
   /** May refuse a checked new record for the state of others (409). */
   beforeInsert?(tx: WriteTx, record: Row): Promise<void> | void;
+  /** Runs once new records are inserted: `records` as checked, `ids` theirs in the same order. */
+  afterInsert?(tx: WriteTx, records: readonly Row[], ids: readonly number[]): Promise<void> | void;
   /**
    * May adjust `changes` (or refuse) for one matched record. A resource with this
    * hook (or afterUpdate) is updated record by record; others in one statement.

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
 import { EVENTS_LOCK } from '../db/event-triggers.ts';
-import type { Sql, SqlDialect } from '../model/dialect.ts';
+import type { JsonMember, Sql, SqlDialect } from '../model/dialect.ts';
 import type { EventKind, EventTable } from '../model/event-table.ts';
 import type { Catalog, FieldDef, ResourceDef } from '../model/types.ts';
 
@@ -77,10 +77,11 @@ export async function installEventTriggers(database: Database, catalog: Catalog)
  * Writes events of `kind` for the records `ids` of `def` in the caller's transaction,
  * as the triggers do (the reminder run's `assets.due` and `assets.overdue`).
  */
-export async function emitEvents(db: Db, hooks: SqlDialect, def: ResourceDef, kind: EventKind, ids: readonly number[]): Promise<void> {
+export async function emitEvents(db: Db, hooks: SqlDialect, def: ResourceDef, kind: EventKind, ids: readonly number[],
+  extra: readonly JsonMember[] = []): Promise<void> {
   if (ids.length === 0) return;
   await hooks.lockFor(EVENTS_LOCK).execute(db);
   // The ids as one parameter: one statement text (prepared once) for any number of them.
   await hooks.insertEvents(eventTable(def), kind, sql`FROM ${sql.table(def.table)} AS t
-    WHERE ${hooks.inIds(sql.ref('t.id'), hooks.idList(ids))} ORDER BY t.id`).execute(db);
+    WHERE ${hooks.inIds(sql.ref('t.id'), hooks.idList(ids))} ORDER BY t.id`, extra).execute(db);
 }

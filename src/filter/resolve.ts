@@ -4,7 +4,7 @@ import type { FieldDef, Lookup, RelationDef, ResourceDef } from '../model/types.
 
 /** A single-valued field reachable from a record: own, through a relation, or inside JSON. */
 export interface FieldRef {
-  /** The one-to-one relation the field is reached through, or null for an own field. */
+  /** The relation the field is reached through (one-to-one, or through a link table), or null for an own field. */
   readonly relation: RelationDef | null;
   readonly resource: ResourceDef;
   readonly field: FieldDef;
@@ -36,7 +36,7 @@ function refInto(resource: ResourceDef, fields: readonly FieldDef[], relation: R
 }
 
 /** `field`, `<endpoint>.field`, `relation.field`, and JSON paths below any of them. */
-export function resolveField(def: ResourceDef, name: string, lookup: Lookup): FieldRef | null {
+export function resolveField(def: ResourceDef, name: string, lookup: Lookup, forOrder = false): FieldRef | null {
   const parts = name.split('.');
   if (parts.some((p) => p === '')) return null;
   if (parts.length > 1 && parts[0] === def.name && fieldOf(def, parts[1]!)) parts.shift();
@@ -44,6 +44,7 @@ export function resolveField(def: ResourceDef, name: string, lookup: Lookup): Fi
   if (own) return own;
   const rel = def.relations.find((r) => r.name === parts[0]);
   if (!rel || rel.back || parts.length < 2) return null;
+  if (rel.through && forOrder) return null;
   const target = lookup(rel.resource);
   return refInto(target, relationFields(rel, target), rel, parts.slice(1));
 }
@@ -53,11 +54,11 @@ export function resolveField(def: ResourceDef, name: string, lookup: Lookup): Fi
  * that record's field when exactly one relation has it.
  */
 export function resolveOrderField(def: ResourceDef, name: string, lookup: Lookup): FieldRef | null {
-  const direct = resolveField(def, name, lookup);
+  const direct = resolveField(def, name, lookup, true);
   if (direct || name.includes('.')) return direct;
   const found: FieldRef[] = [];
   for (const rel of def.relations) {
-    if (rel.back) continue;
+    if (rel.back || rel.through) continue;
     const target = lookup(rel.resource);
     const ref = refInto(target, relationFields(rel, target), rel, [name]);
     if (ref) found.push(ref);

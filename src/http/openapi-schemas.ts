@@ -149,6 +149,7 @@ export class RecordSchemas {
       type: 'object', additionalProperties: { type: 'null' },
       description: 'An embedded record the caller may not see, or an empty reference shown as a record: every member null (spec §3).',
     };
+    if (r.through) return { type: 'array', items: { anyOf: [ref(name), ref('HiddenRecord')] } };
     return { anyOf: [ref(name), ref('HiddenRecord'), ...(r.empty === 'null' ? [{ type: 'null' }] : [])] };
   }
 }

@@ -15,7 +15,7 @@ import type { Database, Db } from '../db/database.ts';
 import type { SqlDialect } from '../model/dialect.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { emitEvents } from '../events/triggers.ts';
-import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
+import { addDays, type Clock, formatDatetime, todayIn, validZone } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
 import type { FieldType } from '../model/types.ts';
 import { observeReminderRun } from '../metrics.ts';
@@ -53,20 +53,6 @@ function settingsOf(id: number, data: string | null): CompanySettings {
     window: days instanceof JsonNumber && Number.isInteger(days.value) && days.value >= 0 ? Math.min(days.value, 3650) : DEFAULT_WINDOW,
     timeZone: typeof zone === 'string' && validZone(zone) ? zone : 'UTC',
   };
-}
-
-function validZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Today's date in a company's time zone. */
-export function todayIn(timeZone: string, now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }
 
 /** One run over every company. */

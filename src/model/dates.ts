@@ -58,5 +58,20 @@ export function daysInMonth(year: number, month: number): number {
 }
 
 /** The injectable source of "now" (tests move it; the server uses the system clock). */
+/** Whether `zone` is a time zone this runtime knows (an IANA name such as Europe/Berlin). */
+export function validZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Today's date in a time zone. */
+export function todayIn(timeZone: string, now: Date): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
 export interface Clock { now(): Date }
 export const systemClock: Clock = { now: () => new Date() };

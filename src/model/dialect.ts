@@ -129,8 +129,11 @@ export interface SqlDialect {
    * those that drop the ones there were; no parameters in their SQL.
    */
   readonly eventTriggers: (table: EventTable) => readonly Sql[];
-  /** An INSERT … SELECT of events of `kind` for the rows of `table` at alias `t` that `from` (FROM … WHERE …) selects. */
-  readonly insertEvents: (table: EventTable, kind: EventKind, from: Sql) => Sql;
+  /**
+   * An INSERT … SELECT of events of `kind` for the rows of `table` at alias `t` that `from` (FROM … WHERE …) selects;
+   * `extra` members follow the record's in each event's data.
+   */
+  readonly insertEvents: (table: EventTable, kind: EventKind, from: Sql, extra?: readonly JsonMember[]) => Sql;
   readonly isUniqueViolation: (error: unknown) => boolean;
   readonly isForeignKeyViolation: (error: unknown) => boolean;
   /** A failure that retrying the whole transaction can cure (deadlock, serialization). */

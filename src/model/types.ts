@@ -86,6 +86,12 @@ export interface RelationDef {
   readonly via?: string;
   /** One-to-many: the target's column holding our id. */
   readonly back?: string;
+  /**
+   * Many, through rows of a link table (a check's standards): `from` holds our id,
+   * `to` the target's, `position` their order. Filters match when any target
+   * matches; lists cannot be ordered on them.
+   */
+  readonly through?: { readonly table: string; readonly from: string; readonly to: string; readonly position: string };
   /** When the reference is empty: `null`, or an object with every member null. */
   readonly empty: 'null' | 'nulls';
   /** Embedded field list when not the target's full list (the asset short form). */

@@ -75,7 +75,9 @@ export const assets: Resource = {
     name: 'assets', table: 'assets', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,
     fields: [
       id, companyId, required('asset_no'), text('serial_no'), text('description'), text('status', { default: 'Active' }),
-      date('next_check'), date('last_check'), { name: 'period', type: 'int', nullable: true, writable: 'always' },
+      date('next_check'), date('last_check'),
+      // The result of the asset's latest check (by date, then id), kept by the checks (asset-history.ts).
+      { name: 'last_result', type: 'string', nullable: true }, { name: 'period', type: 'int', nullable: true, writable: 'always' },
       ref('location_id', 'locations'), ref('department_id', 'departments'), ref('external_type_id', 'externaltypes'),
       { name: 'date_added', type: 'date', default: 'today' }, data, modified, version,
     ],

@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { type Clock, systemClock } from '../model/dates.ts';
 import { resourceEndpoint } from '../engine/endpoint.ts';
 import type { ResourceDef } from '../model/types.ts';
+import { assetchecks } from './assetchecks.ts';
 import { assetqueue } from './assetqueue.ts';
 import { assetreminders } from './assetreminders.ts';
 import { assets } from './assets.ts';
@@ -29,7 +30,7 @@ import type { BlobStore } from '../storage/blobs.ts';
 import type { Ctx, Endpoint, InternalReference, Registry, Resource } from '../engine/types.ts';
 
 const RECORDS: readonly Resource[] = [
-  assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,
+  assetchecks, assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,
   webhookdeliveries,
 ];
 /** The change feed (spec §14.3) over the resources whose changes are events. */
@@ -47,6 +48,8 @@ export const hasOwnEndpoint = (name: string): boolean => [...OWN_ENDPOINTS.keys(
 
 /** Tables outside the resource list that refer to resources. */
 const INTERNAL: readonly InternalReference[] = [
+  { table: 'assetcheck_standards', column: 'check_id', resource: 'assetchecks', onDelete: 'cascade' },
+  { table: 'assetcheck_standards', column: 'asset_id', resource: 'assets', onDelete: 'restrict', name: 'assetchecks' },
   { table: 'clients', column: 'company_id', resource: 'companies', onDelete: 'restrict' },
   { table: 'message_reads', column: 'message_id', resource: 'messages', onDelete: 'cascade' },
   { table: 'message_reads', column: 'user_id', resource: 'users', onDelete: 'cascade' },

@@ -29,7 +29,7 @@ for (const kind of DB_KINDS) {
       const a = await one(api, 'assets', id);
       assert.deepEqual(keys(a), recordKeys(ASSET_FIELDS, 'company', 'location', 'department', 'externaltype', 'files'));
       assert.deepEqual({ ...a, company: null }, {
-        id, company_id: top, asset_no: 'A-1', serial_no: '', description: '', status: 'Active', next_check: null, last_check: null,
+        id, company_id: top, asset_no: 'A-1', serial_no: '', description: '', status: 'Active', next_check: null, last_check: null, last_result: null,
         period: null, location_id: null, department_id: null, external_type_id: null, date_added: todayText(svc), data: null,
         modified: nowText(svc), company: null, location: null, department: null, externaltype: allNull(EXTERNALTYPE_FIELDS), files: [],
         version: 1,

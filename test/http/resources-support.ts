@@ -95,7 +95,7 @@ export const PLACE_FIELDS = ['id', 'company_id', 'description', 'creationdate', 
 export const EXTERNALTYPE_FIELDS = ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified', 'version'];
 export const FILE_FIELDS = ['id', 'upload_uuid', 'upload_endpoint', 'filedate', 'description', 'filename', 'asset_id', 'company_id',
   'data', 'mimetype', 'size', 'modified', 'version'];
-export const ASSET_FIELDS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'period',
+export const ASSET_FIELDS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'last_result', 'period',
   'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified', 'version'];
 export const ASSET_SHORT = ['id', 'asset_no', 'serial_no', 'status', 'next_check', 'period', 'company_id', 'location_id', 'department_id',
   'description', 'data'];

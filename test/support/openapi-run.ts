@@ -39,6 +39,9 @@ async function createAll(w: World): Promise<{ ids: Record<string, number>; made:
     location_id: ids.locations, department_id: ids.departments, external_type_id: ids.externaltypes, data: { costcode: 'P-10', due: '2030-02-01' } });
   const bare = await put('assets', { asset_no: uniqueName('B-') });
   ids.files = await put('files', { asset_id: ids.assets, description: 'Certificate' });
+  ids.assetchecks = await put('assetchecks', { asset_id: ids.assets, check_date: '2026-01-15', performed_by: 'Lab', result: 'pass',
+    points: [{ name: 'zero', unit: 'g', lower_limit: -0.1, upper_limit: 0.1, as_found: 0.02, uncertainty: 0.01 }],
+    standard_ids: [bare], file_id: ids.files, data: { room: 'B2' } });
   ids.assetreminders = await put('assetreminders', { asset_id: ids.assets, due_date: '2030-01-31', remind_date: '2030-01-01', message: 'Check due' });
   ids.assetqueue = await put('assetqueue', { description: 'New scale', asset_no: uniqueName('Q-'), manufacturer: 'Acme' });
   ids.messages = await put('messages', { messagetext: 'Hello', target_user_id: w.readonly.id });

@@ -1,0 +1,119 @@
+// Checks of assets: calibration, verification and inspection records. A check is a
+// record of fact: its points give its result (check-points.ts), the reference
+// standards it used must have been in calibration on its date, and the asset follows
+// its latest check (asset-history.ts) in the same transaction.
+import { dataError, invalidValue } from '../errors.ts';
+import { JsonNumber, type JsonValue, parseJson } from '../model/json.ts';
+import type { Row } from '../model/types.ts';
+import { readPoints, resultOf, pointsJson, RESULTS } from './check-points.ts';
+import { afterChecks, beforeChecksGo, checkTypesOf, followHistory, refuseOutOfCalibration, STANDARDS_LINK } from './asset-history.ts';
+import { takeAssetCompany } from './owned.ts';
+import { ALL_VERBS, ASSET_SHORT, data, embed, id, modified, text, USER_CREATES, version } from './fields.ts';
+import type { Resource, WriteTx } from '../engine/types.ts';
+
+const MAX_STANDARDS = 50;
+const INTEGER = /^(0|[1-9]\d*)$/;
+/** What a correction may not name: the fact itself. */
+const FACTS = ['check_type', 'check_date', 'result', 'points', 'standard_ids', 'next_check'];
+
+/** `standard_ids` as sent: an array of ids (integers or integer strings), without repeats. */
+function readStandardIds(text: string): number[] {
+  const v: JsonValue = parseJson(text);
+  const refuse = () => invalidValue('standard_ids');
+  if (!Array.isArray(v) || v.length > MAX_STANDARDS) throw refuse();
+  const ids = v.map((x) => {
+    const raw = x instanceof JsonNumber ? x.text : typeof x === 'string' ? x : null;
+    const n = raw !== null && INTEGER.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(n) || n < 1) throw refuse();
+    return n;
+  });
+  if (new Set(ids).size !== ids.length) throw refuse();
+  return ids;
+}
+
+/** The body's own rules: the points and the result they give, the standards' list, the next check. */
+function validate(values: Row, mode: 'create' | 'update'): void {
+  if (mode === 'update') return;
+  const points = readPoints(typeof values.points === 'string' ? values.points : '[]');
+  if (values.points !== undefined) values.points = pointsJson(points);
+  const computed = resultOf(points);
+  const sent = values.result;
+  if (sent !== undefined && (typeof sent !== 'string' || !(RESULTS as readonly string[]).includes(sent))) throw invalidValue('result');
+  if (computed === null && sent === undefined) throw invalidValue('result');
+  if (computed !== null && sent !== undefined && sent !== computed) throw invalidValue('result');
+  values.result = computed ?? sent!;
+  if (typeof values.standard_ids === 'string') values.standard_ids = JSON.stringify(readStandardIds(values.standard_ids));
+  const next = values.next_check;
+  if (next !== undefined && next !== null) {
+    if (values.result === 'fail') throw invalidValue('next_check');
+    if (typeof values.check_date === 'string' && next <= values.check_date) throw invalidValue('next_check');
+  }
+}
+
+/** The check's place (its asset's company), its type, and a date not after today where the asset is. */
+async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
+  await takeAssetCompany(tx, record);
+  const { types, today } = await checkTypesOf(tx, Number(record.company_id));
+  if (typeof record.check_type !== 'string' || !types.has(record.check_type)) throw invalidValue('check_type');
+  if (typeof record.check_date === 'string' && record.check_date > today) throw invalidValue('check_date');
+}
+
+/** The certificate is a file of the same asset; the standards are other assets in scope, in calibration on the day. */
+async function beforeInsert(tx: WriteTx, record: Row): Promise<void> {
+  const assets = tx.ctx.catalog.lookup('assets');
+  if (record.file_id !== null && record.file_id !== undefined) {
+    const file = await tx.find(tx.ctx.catalog.lookup('files'), Number(record.file_id));
+    if (!file || file.asset_id !== record.asset_id) throw invalidValue('file_id');
+  }
+  const standards = JSON.parse(String(record.standard_ids)) as number[];
+  for (const standard of standards) {
+    if (standard === record.asset_id || !(await tx.find(assets, standard))) throw invalidValue('standard_ids');
+  }
+  await refuseOutOfCalibration(tx, standards, String(record.check_date));
+  await followHistory(tx, record);
+}
+
+function beforeUpdate(_tx: WriteTx, old: Row, changes: Row): void {
+  if (FACTS.some((f) => changes[f] !== undefined)) {
+    throw dataError(`assetchecks record ${old.id} is a record of fact; record a new check instead`);
+  }
+}
+
+export const assetchecks: Resource = {
+  def: {
+    name: 'assetchecks', table: 'assetchecks', verbs: ALL_VERBS, scopeColumn: 'company_id', access: USER_CREATES,
+    fields: [
+      id,
+      { name: 'company_id', type: 'int' },
+      { name: 'asset_id', type: 'int', writable: 'create', required: true, references: { resource: 'assets', rule: 'same-company', onDelete: 'restrict' } },
+      text('check_type', { default: 'calibration' }),
+      { name: 'check_date', type: 'date', writable: 'always', required: true },
+      text('performed_by'),
+      text('certificate_no'),
+      { name: 'result', type: 'string', writable: 'always' },
+      { name: 'points', type: 'json', writable: 'always', default: '[]' },
+      { name: 'standard_ids', type: 'json', writable: 'always', default: '[]' },
+      { name: 'file_id', type: 'int', nullable: true, writable: 'always', references: { resource: 'files', rule: 'same-company', onDelete: 'restrict' } },
+      { name: 'next_check', type: 'date', nullable: true, writable: 'always' },
+      data,
+      { name: 'created', type: 'datetime', default: 'now' },
+      modified, version,
+    ],
+    relations: [
+      embed('asset', 'assets', 'asset_id', 'null', ASSET_SHORT),
+      embed('file', 'files', 'file_id'),
+      { name: 'standards', resource: 'assets', through: STANDARDS_LINK, empty: 'nulls', fields: ASSET_SHORT },
+    ],
+    // A failed check raises `assetchecks.failed` with the checks that relied on the asset as a standard.
+    events: { notices: ['failed'] },
+    audit: { asset: 'asset_id', file: 'file_id' },
+  },
+  hooks: {
+    validate: (_ctx, values, mode) => validate(values, mode),
+    beforeCreate,
+    beforeInsert,
+    beforeUpdate,
+    afterInsert: afterChecks,
+    beforeDelete: beforeChecksGo,
+  },
+};
