@@ -5,7 +5,7 @@
 // as a JSON PUT of it would be, against the store and the rows before it; one bad
 // row (a duplicate unique value included) refuses the file with every bad row
 // listed, and nothing is written. `X-Dry-Run: true` checks and writes nothing.
-import { ApiError, invalidField, invalidRows, ROW_ERRORS_LISTED, type RowError } from '../errors.ts';
+import { ApiError, invalidField, invalidRows, invalidValue, ROW_ERRORS_LISTED, type RowError } from '../errors.ts';
 import { JsonNumber, JsonObject, type JsonValue, parseJson } from '../model/json.ts';
 import type { FieldDef, ResourceDef } from '../model/types.ts';
 import { csvColumns } from './csv.ts';
@@ -65,8 +65,16 @@ async function declaredTypes(ctx: Ctx, def: ResourceDef): Promise<Map<string, st
 
 const INTEGER = /^-?\d+$/;
 
-/** A cell as the JSON value a field of this type takes: numbers for integers and flags, text otherwise. */
-function fieldValue(f: FieldDef, cell: string): JsonValue {
+/** A cell as the JSON value a field of this type takes: numbers for integers and flags, JSON text parsed, text otherwise. */
+function fieldValue(f: FieldDef, cell: string): JsonValue | undefined {
+  if (f.csvText) {
+    if (cell === '') return undefined;
+    try {
+      return parseJson(cell);
+    } catch {
+      throw invalidValue(f.name);
+    }
+  }
   if (cell === '') return f.nullable ? null : '';
   return (f.type === 'int' || f.type === 'bool') && INTEGER.test(cell) ? new JsonNumber(cell) : cell;
 }
@@ -101,7 +109,10 @@ function columnReaders(ctx: Ctx, def: ResourceDef, header: readonly string[], ty
     const f = def.fields.find((d) => d.name === name);
     // Read-only fields (id, modified …), computed ones and embeds: taken, ignored.
     if (!f || f.computed || (f.writable !== 'create' && f.writable !== 'always')) return () => {};
-    return (body, cells) => body.entries.set(f.name, fieldValue(f, unguard(cells[i]!)));
+    return (body, cells) => {
+      const value = fieldValue(f, unguard(cells[i]!));
+      if (value !== undefined) body.entries.set(f.name, value);
+    };
   });
 }
 

@@ -1,6 +1,7 @@
 // CSV export (spec §14.4): GET with `Accept: text/csv` answers every record the
 // query matches — no paging — as RFC 4180 text, streamed a batch of records at a
-// time. Columns: the record's own fields in GET order without JSON fields, then
+// time. Columns: the record's own fields in GET order without JSON fields (but those
+// shown as their JSON text, FieldDef.csvText), then
 // `data.<key>` for each top-level key of `data` met in the result (sorted), then
 // the name of an embedded company and the description of each other embed.
 // A cell that a spreadsheet would run as a formula gets a leading `'`.
@@ -72,7 +73,7 @@ const line = (cells: readonly (JsonValue | undefined)[]) => `${cells.map(csvCell
 
 /** The columns of an export: own fields without JSON fields, `data.<key>` for `keys`, the embeds. */
 export function csvColumns(ctx: Ctx, def: ResourceDef, keys: readonly string[] = []): Column[] {
-  const own = def.fields.filter((f: FieldDef) => f.type !== 'json').map((f): Column => ({ name: f.name, cell: (r) => r.entries.get(f.name) }));
+  const own = def.fields.filter((f: FieldDef) => f.type !== 'json' || f.csvText).map((f): Column => ({ name: f.name, cell: (r) => r.entries.get(f.name) }));
   const data = keys.map((k): Column => ({ name: `data.${k}`, cell: (r) => member(r.entries.get('data'), k) }));
   return [...own, ...data, ...embedColumns(ctx, def)];
 }

@@ -40,6 +40,8 @@ export interface FieldDef {
   readonly references?: Reference;
   /** JSON field that must hold an object (or null). */
   readonly objectOnly?: boolean;
+  /** A JSON field that CSV shows as one column of its JSON text, in export and import (a check's points). */
+  readonly csvText?: boolean;
   readonly format?: 'email' | 'filename';
   /** Set to the current time by every change. */
   readonly touch?: boolean;

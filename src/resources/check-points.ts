@@ -17,7 +17,9 @@ const EXPONENT_MAX = 400;
 
 const NUMBERS = ['nominal', 'lower_limit', 'upper_limit', 'as_found', 'as_left', 'uncertainty'] as const;
 type NumberMember = (typeof NUMBERS)[number];
-const MEMBERS = new Set<string>(['name', 'unit', ...NUMBERS]);
+/** The verdicts a stored point shows: a point sent back as read (a CSV export imported again) may carry them, if they agree. */
+const VERDICTS = ['found_verdict', 'left_verdict', 'verdict'] as const;
+const MEMBERS = new Set<string>(['name', 'unit', ...NUMBERS, ...VERDICTS]);
 
 /** m × 10^e, exactly. */
 export interface Decimal { readonly m: bigint; readonly e: number }
@@ -98,7 +100,10 @@ function readPoint(v: JsonValue): Point {
   if (u && compare(u, ZERO) < 0) refuse();
   const foundVerdict = found ? verdictOf(found, lower, upper, u) : null;
   const leftVerdict = left ? verdictOf(left, lower, upper, u) : null;
-  return { name, unit, numbers, found: foundVerdict, left: leftVerdict, verdict: (leftVerdict ?? foundVerdict)! };
+  const point: Point = { name, unit, numbers, found: foundVerdict, left: leftVerdict, verdict: (leftVerdict ?? foundVerdict)! };
+  const shown = { found_verdict: point.found, left_verdict: point.left, verdict: point.verdict };
+  for (const key of VERDICTS) if (v.entries.has(key) && v.entries.get(key) !== shown[key]) refuse();
+  return point;
 }
 
 /** The points of a body's `points` (its canonical JSON text); throws 400 for `points` when they break a rule. */
