@@ -61,10 +61,7 @@ async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
 /** The certificate is a file of the same asset; the standards are other assets in scope, in calibration on the day. */
 async function beforeInsert(tx: WriteTx, record: Row): Promise<void> {
   const assets = tx.ctx.catalog.lookup('assets');
-  if (record.file_id !== null && record.file_id !== undefined) {
-    const file = await tx.find(tx.ctx.catalog.lookup('files'), Number(record.file_id));
-    if (!file || file.asset_id !== record.asset_id) throw invalidValue('file_id');
-  }
+  await refuseOtherAssetsFile(tx, record.file_id, record.asset_id);
   const standards = JSON.parse(String(record.standard_ids)) as number[];
   for (const standard of standards) {
     if (standard === record.asset_id || !(await tx.find(assets, standard))) throw invalidValue('standard_ids');
@@ -73,10 +70,18 @@ async function beforeInsert(tx: WriteTx, record: Row): Promise<void> {
   await followHistory(tx, record);
 }
 
-function beforeUpdate(_tx: WriteTx, old: Row, changes: Row): void {
+/** A correction names no fact; a certificate it names is a file of the check's asset. */
+async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> {
   if (FACTS.some((f) => changes[f] !== undefined)) {
     throw dataError(`assetchecks record ${old.id} is a record of fact; record a new check instead`);
   }
+  await refuseOtherAssetsFile(tx, changes.file_id, old.asset_id);
+}
+
+async function refuseOtherAssetsFile(tx: WriteTx, fileId: Row[string] | undefined, assetId: Row[string] | undefined): Promise<void> {
+  if (fileId === null || fileId === undefined) return;
+  const file = await tx.find(tx.ctx.catalog.lookup('files'), Number(fileId));
+  if (!file || Number(file.asset_id) !== Number(assetId)) throw invalidValue('file_id');
 }
 
 export const assetchecks: Resource = {

@@ -69,6 +69,11 @@ export function createBody(def: ResourceDef, t: Tenant, seeded: Seeded, companie
       continue;
     }
     const slug = `${def.name}-${f.name}-${t.label}-${n}`;
+    // A check's type and result come from fixed lists; its next check must come after its date.
+    if (def.name === 'assetchecks' && ['check_type', 'result', 'next_check'].includes(f.name)) {
+      if (f.name !== 'next_check') body[f.name] = f.name === 'result' ? 'pass' : 'calibration';
+      continue;
+    }
     switch (f.type) {
       case 'string':
         // A webhook's url must be https (spec §9).
