@@ -18,6 +18,7 @@ import { runReminders } from '../jobs/reminders.ts';
 import { files } from '../resources/files.ts';
 import { attachContent } from '../resources/upload.ts';
 import { BlobStore } from '../storage/blobs.ts';
+import { addDemoChecks } from './demo-checks.ts';
 import { certificatePdf } from './demo-pdf.ts';
 import { assetqueue } from '../resources/assetqueue.ts';
 import { assets } from '../resources/assets.ts';
@@ -50,7 +51,7 @@ async function create(ctx: Ctx, res: Resource, list: readonly unknown[]): Promis
 }
 
 /** The reference multimeter's calibration certificate: a file record with an uploaded PDF (also kept in demo/ for upload examples). */
-async function addCertificate(ctx: Ctx, dataDir: string, today: string, assetId: number): Promise<string> {
+async function addCertificate(ctx: Ctx, dataDir: string, today: string, assetId: number): Promise<{ fileId: number; token: string }> {
   const [fileId] = await create(ctx, files, [{ asset_id: assetId, description: 'Calibration certificate', filename: 'CAL-01-certificate.pdf' }]);
   const pdf = certificatePdf(['Calibration certificate', 'Asset CAL-01, reference multimeter', `Calibrated on ${today} by Demo Labs`]);
   const path = join(dataDir, 'demo', 'calibration-certificate.pdf');
@@ -59,7 +60,7 @@ async function addCertificate(ctx: Ctx, dataDir: string, today: string, assetId:
   const received = await blobs.receive(createReadStream(path), pdf.length);
   const { rows } = await sql<Row>`SELECT * FROM files WHERE id = ${fileId}`.execute(ctx.database.db);
   await attachContent({ ...ctx, blobs }, rows[0]!, received, true);
-  return String(rows[0]!.token);
+  return { fileId: fileId!, token: String(rows[0]!.token) };
 }
 
 export async function seedDemo(database: Database, dataDir: string, clock: Clock, baseUrl: string): Promise<Demo> {
@@ -103,9 +104,11 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
   await setPassword(database, admin, password, clock);
   writeFileSync(demoPasswordFile(dataDir), `${password}\n`, { mode: 0o600 });
   await create(ctx, messages, [{ messagetext: 'Welcome to the asset tracker demo.', target_user_id: admin }]);
-  const fileToken = await addCertificate(ctx, dataDir, today, assetIds[2]!);
+  const certificate = await addCertificate(ctx, dataDir, today, assetIds[2]!);
+  const [tw1, tw2, cal1, cal2, , sc1, fs1] = assetIds as [number, number, number, number, number, number, number];
+  await addDemoChecks(ctx, today, { 'TW-001': tw1, 'TW-002': tw2, 'CAL-01': cal1, 'CAL-02': cal2, 'SC-01': sc1, 'FS-01': fs1 }, certificate.fileId);
   await runReminders(database, clock);
-  return { clientId: client.id, fileToken, certDir, password, companies: { root, labs, field } };
+  return { clientId: client.id, fileToken: certificate.token, certDir, password, companies: { root, labs, field } };
 }
 
 /** The certificate's upload token of an existing demo, if it still has one. */
