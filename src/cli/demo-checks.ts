@@ -13,7 +13,8 @@ import type { Ctx } from '../engine/types.ts';
 export type DemoAssets = Readonly<Record<'TW-001' | 'TW-002' | 'CAL-01' | 'CAL-02' | 'SC-01' | 'FS-01', number>>;
 
 const point = (name: string, unit: string, lower: number, upper: number, found: number, u: number, left?: number) =>
-  ({ name, unit, nominal: (lower + upper) / 2, lower_limit: lower, upper_limit: upper, as_found: found, uncertainty: u, ...(left === undefined ? {} : { as_left: left }) });
+  ({ name, unit, nominal: (lower + upper) / 2, lower_limit: lower, upper_limit: upper, as_found: found, uncertainty: u,
+    ...(left === undefined ? {} : { as_left: left }) });
 
 export async function addDemoChecks(ctx: Ctx, today: string, a: DemoAssets, certificateFile: number): Promise<void> {
   const day = (n: number) => addDays(today, n);
