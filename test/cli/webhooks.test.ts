@@ -216,5 +216,21 @@ for (const kind of DB_KINDS) {
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(gone().length, 1);
     });
+
+    it("a failed standard's check arrives as assetchecks.failed with the checks and assets that relied on it", async () => {
+      const [own] = ok(await api.put('/3.0/webhooks', { url: main.url('/checks'), events: ['assetchecks.failed'] }), 201).secrets;
+      const [standard, a, b] = ok(await api.put('/3.0/assets', [{ asset_no: 'S-1' }, { asset_no: 'C-1' }, { asset_no: 'C-2', company_id: child }]), 201).ids;
+      const used = [
+        ok(await api.put('/3.0/assetchecks', { asset_id: a, check_date: '2026-01-05', result: 'pass', standard_ids: [standard] }), 201).ids[0],
+        ok(await api.put('/3.0/assetchecks', { asset_id: b, check_date: '2026-01-06', result: 'pass', standard_ids: [standard] }), 201).ids[0],
+      ];
+      const failed = ok(await api.put('/3.0/assetchecks', { asset_id: standard, check_date: '2026-01-07', result: 'fail' }), 201).ids[0];
+      await main.until(() => main.of('assetchecks.failed', failed).length > 0, 10_000);
+      const [d] = main.of('assetchecks.failed', failed);
+      verify(d!, own);
+      assert.equal(d!.path, '/checks');
+      assert.deepEqual([d!.json.data.result, d!.json.data.impacted_check_ids, d!.json.data.impacted_asset_ids], ['fail', used, [a, b]]);
+      assert.ok(main.deliveries.filter((x) => x.path === '/checks').every((x) => x.json.event === 'assetchecks.failed'));
+    });
   });
 }
