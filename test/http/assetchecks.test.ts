@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { runReminders } from '../../src/jobs/reminders.ts';
 import { addDays } from '../../src/model/dates.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
@@ -190,6 +191,17 @@ for (const kind of DB_KINDS) {
       const there = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati', year: 'numeric', month: '2-digit', day: '2-digit' })
         .format(svc.clock.now());
       await check({ asset_id: a, check_date: there, result: 'pass' });
+    });
+
+    it('reminders follow the date a check sets: a good check ends the reminding, a failed one keeps its asset reminded', async () => {
+      const today = todayText(svc);
+      const [good, bad] = [await asset({ next_check: addDays(today, 10), period: 12 }), await asset({ next_check: addDays(today, 10), period: 12 })];
+      await check({ asset_id: good, check_date: today, result: 'pass' });
+      await check({ asset_id: bad, check_date: today, result: 'fail' });
+      await runReminders(svc.database, svc.clock);
+      assert.deepEqual(await list(api, `assetreminders/asset_id=${good}`), []);
+      assert.deepEqual((await list(api, `assetreminders/asset_id=${bad}`)).map((r: { due_date: string }) => r.due_date), [addDays(today, 10)]);
+      assert.equal((await one(api, 'assets', bad)).status, 'Out of tolerance');
     });
 
     it('20 concurrent checks of one asset leave it matching its latest check', async () => {
