@@ -19,7 +19,7 @@ const inScope = (engine: Engine) => {
 /** Columns written as stored JSON text rather than as JSON strings. */
 export const JSON_COLUMNS: ReadonlySet<string> = new Set(['data', 'styles']);
 
-export const ASSET_COLUMNS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'period',
+export const ASSET_COLUMNS = ['id', 'company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'last_result', 'period',
   'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified'] as const;
 
 export interface Embed {

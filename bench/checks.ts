@@ -14,7 +14,7 @@ export type Check =
 
 /** Member order of the envelope, of an asset and of its embeds, as the service writes them. */
 const REQUEST_KEYS = 'url,endpoint,requested_version,api_version,request_method,timestamp,session';
-const ASSET_KEYS = 'id,company_id,asset_no,serial_no,description,status,next_check,last_check,period,location_id,department_id,'
+const ASSET_KEYS = 'id,company_id,asset_no,serial_no,description,status,next_check,last_check,last_result,period,location_id,department_id,'
   + 'external_type_id,date_added,data,modified,company,location,department,externaltype,files,version';
 const COMPANY_KEYS = 'id,name,created,logo,subdomain,styles,data,parent_id,modified,version';
 const PLACE_KEYS = 'id,company_id,description,creationdate,data,modified,version';

@@ -18,7 +18,7 @@ const PATH = '/3.0/assets';
  * No seeded value holds a quote, comma or line break, but export-client.ts counts
  * records by RFC 4180 all the same.
  */
-const HEADER = 'id,company_id,asset_no,serial_no,description,status,next_check,last_check,period,location_id,department_id,'
+const HEADER = 'id,company_id,asset_no,serial_no,description,status,next_check,last_check,last_result,period,location_id,department_id,'
   + 'external_type_id,date_added,modified,version,data.costcode,data.manufacturer,data.model,data.room,'
   + 'company.name,location.description,department.description,externaltype.description';
 
