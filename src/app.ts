@@ -17,6 +17,7 @@ import { observeRequests } from './http/observe.ts';
 import { apiListener } from './http/serve-api.ts';
 import { watchConnections } from './metrics.ts';
 import { openApiDocument } from './http/openapi.ts';
+import { referencePage } from './http/reference.ts';
 import type { Clock } from './model/dates.ts';
 import type { RateLimiter } from './ratelimit/limiter.ts';
 import { BlobStore } from './storage/blobs.ts';
@@ -62,7 +63,7 @@ export interface App {
 }
 
 /** Paths Fastify serves (registered below); every other request goes to the API's pipeline directly. */
-const SERVICE_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json']);
+const SERVICE_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json', '/docs']);
 const pathOf = (url = '/') => { const q = url.indexOf('?'); return q < 0 ? url : url.slice(0, q); };
 
 /** Request ids (logs, 500 references): unique per process by a random prefix, cheap by a counter. */
@@ -183,8 +184,12 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  const openapi = JSON.stringify(openApiDocument(registry, endpoints, o.baseUrl, deps.limits));
+  const document = openApiDocument(registry, endpoints, o.baseUrl, deps.limits);
+  const openapi = JSON.stringify(document);
   fastify.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+  // The reference page (2 MB) is made when first asked for, not by every app a test builds.
+  let reference: string | undefined;
+  fastify.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(reference ??= referencePage(document)));
   // Another verb on a route of the service's own is the API's to answer (404 no_version).
   fastify.setNotFoundHandler(api);
 

@@ -28,7 +28,7 @@ export function noteCaller(req: IncomingMessage, caller: Caller): void {
 const FINGERPRINT_PREFIX = 16;
 const VERBS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 /** Routes of the service itself (the rest is the API's, named by endpoint). */
-const ROUTES: Readonly<Record<string, string>> = { '/healthz': 'healthz', '/readyz': 'readyz', '/openapi.json': 'openapi' };
+const ROUTES: Readonly<Record<string, string>> = { '/healthz': 'healthz', '/readyz': 'readyz', '/openapi.json': 'openapi', '/docs': 'docs' };
 
 /** Log levels that leave out the request line (info): nothing to build then. */
 const QUIET = new Set(['fatal', 'error', 'warn', 'silent']);

@@ -146,7 +146,7 @@ const SPECIAL: Readonly<Record<string, Special>> = {
 /** Resource endpoints that answer a verb their own way. */
 const OVERRIDES: Readonly<Record<string, (paths: { plain: Operations; filtered: Operations }) => void>> = {
   assetqueue({ filtered: ops }) {
-    // Releasing and rejecting entries follow a state machine (spec §8.1).
+    // Releasing and rejecting entries follow a state machine.
     if (ops.post) ops.post = { ...ops.post, errors: { ...ops.post.errors, 409: ['data_error'] } };
   },
   auditlog({ plain: ops }) {
@@ -196,25 +196,25 @@ export function endpointPaths(ctx: DocContext, e: Endpoint): Record<string, Path
 
 /** One line per endpoint for the document's tags. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  endpoints: 'The v3.0 endpoint list (spec §7.1).',
-  assets: 'Assets and their check dates (spec §7.2).',
-  companies: 'The company tree that scopes every request (spec §7.3).',
-  departments: 'Departments of a company (spec §7.4).',
-  locations: 'Locations of a company (spec §7.5).',
-  externaltypes: 'Item types of an external system (spec §7.6).',
-  assetqueue: 'Assets waiting for approval (spec §7.7, §8.1).',
-  assetreminders: 'Reminders of due check dates (spec §7.8, §8.2).',
-  files: 'File references of assets (spec §7.9).',
-  upload: 'File content (spec §7.10, §8.3).',
-  auditlog: 'The append-only audit log (spec §7.11, §8.4).',
-  messages: 'Messages to users (spec §7.12).',
-  users: 'Users, for impersonation mode (spec §7.13).',
-  password: 'Users\' passwords (spec §7.14).',
-  login: 'Opening a session (spec §2.2).',
-  logout: 'Ending a session (spec §2.2).',
-  metadata: 'The custom keys of `data` fields (spec §7.17).',
-  moveasset: 'Moving an asset to another company (spec §7.17).',
-  randompassword: 'Password suggestions (spec §7.17).',
-  webhooks: 'Receivers of events (spec §9).',
-  webhookdeliveries: 'The delivery log of webhooks (spec §9).',
+  endpoints: 'The v3.0 endpoint list.',
+  assets: 'Assets and their check dates.',
+  companies: 'The company tree that scopes every request.',
+  departments: 'Departments of a company.',
+  locations: 'Locations of a company.',
+  externaltypes: 'Item types of an external system.',
+  assetqueue: 'Assets waiting for approval.',
+  assetreminders: 'Reminders of due check dates.',
+  files: 'File references of assets.',
+  upload: 'File content.',
+  auditlog: 'The append-only audit log.',
+  messages: 'Messages to users.',
+  users: 'Users, for impersonation mode.',
+  password: 'Users\' passwords.',
+  login: 'Opening a session.',
+  logout: 'Ending a session.',
+  metadata: 'The custom keys of `data` fields.',
+  moveasset: 'Moving an asset to another company.',
+  randompassword: 'Password suggestions.',
+  webhooks: 'Receivers of events.',
+  webhookdeliveries: 'The delivery log of webhooks.',
 };

@@ -1,4 +1,4 @@
-// Error responses (spec §5.2) and the response headers of the OpenAPI document.
+// Error responses and the response headers of the OpenAPI document.
 // Each operation lists the errors it can answer with; those that read the same
 // everywhere are shared components.
 import type { ErrorCode } from '../errors.ts';
@@ -39,7 +39,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 const integerHeader = (description: string): Schema => ({ description, schema: { type: 'integer', minimum: 0 } });
 const textHeader = (description: string): Schema => ({ description, schema: { type: 'string' } });
 
-/** Sent on every /3.0 answer while the service limits requests per certificate (spec §10). */
+/** Sent on every /3.0 answer while the service limits requests per certificate. */
 const RATE_LIMIT_HEADERS: Record<string, Schema> = {
   'X-RateLimit-Limit': integerHeader('Requests the certificate may send at once (the burst).'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the burst now.'),
@@ -50,9 +50,9 @@ const RATE_LIMIT_HEADERS: Record<string, Schema> = {
 
 export const HEADER_COMPONENTS: Record<string, Schema> = {
   ...RATE_LIMIT_HEADERS,
-  // Not on a CSV answer (spec §14.4), which has neither member.
-  ETag: textHeader('`W/"<hash>"`: a hash of the answer\'s `response` and `pagination` members (spec §14.2); on every JSON answer.'),
-  'Idempotent-Replayed': { description: '`true` on a reply given again for a repeated Idempotency-Key (spec §14.1).',
+  // Not on a CSV answer, which has neither member.
+  ETag: textHeader('`W/"<hash>"`: a hash of the answer\'s `response` and `pagination` members; on every JSON answer.'),
+  'Idempotent-Replayed': { description: '`true` on a reply given again for a repeated Idempotency-Key.',
     schema: { const: 'true' } },
   // Only on 429, which always sends it.
   'Retry-After': { ...integerHeader('Seconds to wait before trying again.'), required: true },

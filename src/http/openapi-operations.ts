@@ -27,7 +27,7 @@ export interface OperationSpec {
   readonly summary: string;
   readonly description?: string;
   readonly tag: string;
-  /** Least session level (spec §3), shown in the description. */
+  /** Least session level, shown in the description. */
   readonly need?: Need;
   readonly caller?: Caller;
   readonly parameters?: readonly Schema[];
@@ -38,14 +38,14 @@ export interface OperationSpec {
   /** A whole success response instead of the envelope (downloads, the service's own paths). */
   readonly raw?: Schema;
   readonly paginated?: boolean;
-  /** The list answers `Accept: text/csv` too (spec §14.4). */
+  /** The list answers `Accept: text/csv` too. */
   readonly csv?: boolean;
   /** Further success responses, by status (a CSV import's dry run). */
   readonly more?: Readonly<Record<string, Schema>>;
   readonly errors: Readonly<Record<number, readonly ErrorCode[]>>;
-  /** A write takes an Idempotency-Key (spec §14.1); every one does but an upload. */
+  /** A write takes an Idempotency-Key; every one does but an upload. */
   readonly keyed?: boolean;
-  /** A write takes If-Match (spec §14.2): POST and DELETE of resource endpoints. */
+  /** A write takes If-Match: POST and DELETE of resource endpoints. */
   readonly ifMatch?: boolean;
 }
 
@@ -68,11 +68,11 @@ const NEED_TEXT: Readonly<Record<Need, string>> = {
   creator: 'an `admin` session with `can_create_companies`',
 };
 
-/** Every GET answer in the envelope carries an ETag, and `If-None-Match` with it gets 304 (spec §14.2). */
+/** Every GET answer in the envelope carries an ETag, and `If-None-Match` with it gets 304. */
 const NOT_MODIFIED: Schema = { description: 'Not modified: the answer would carry the `ETag` sent in `If-None-Match`. No body.',
   headers: { ...rateLimitHeaders(), ETag: headerRef('ETag') } };
 
-/** A CSV import's body and its dry run's answer (spec §14.4). */
+/** A CSV import's body and its dry run's answer. */
 const CSV_IMPORT: Schema = { schema: {
   type: 'string',
   description: 'A header row naming any of the export\'s columns (read-only and embed columns are ignored), then one record per row. '
@@ -85,7 +85,7 @@ const DRY_RUN: Schema = {
     properties: { records_valid: { type: 'integer', minimum: 0 } } }, false) } },
 };
 
-/** A list asked with `Accept: text/csv` (spec §14.4). */
+/** A list asked with `Accept: text/csv`. */
 const CSV: Schema = { schema: {
   type: 'string',
   description: 'Every matching record, no paging (RFC 4180, a header row): the record\'s own fields without JSON fields, `data.<key>` '
@@ -142,7 +142,7 @@ export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'):
 
 export const jsonBody = (schema: Schema, description: string): Schema => ({
   required: true,
-  description: `${description} Parsed as JSON whatever the Content-Type says (spec §4.4).`,
+  description: `${description} Parsed as JSON whatever the Content-Type says.`,
   content: { 'application/json': { schema } },
 });
 
@@ -185,7 +185,7 @@ export const CREATED: Schema = {
   properties: { records_inserted: { type: 'integer', minimum: 1 }, ids: { type: 'array', items: { type: 'integer' } } },
 };
 
-/** Whether a delete can be refused because records elsewhere still refer to the record (spec §6). */
+/** Whether a delete can be refused because records elsewhere still refer to the record. */
 function referenced(ctx: DocContext, def: ResourceDef): boolean {
   return ctx.resources.some((d) => d.fields.some((f) => f.references?.resource === def.name && f.references.onDelete === 'restrict'))
     || ctx.internal.some((r) => r.resource === def.name && r.onDelete === 'restrict');
@@ -207,7 +207,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
     description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
     parameters: [{ $ref: '#/components/parameters/ResultOrder' }],
     errors: errorsOf({ bad: filtered ? ['invalid_filter', 'malformed_order'] : ['malformed_order'], need: need('GET'), long: filtered,
-      // The change feed refuses a cursor below its retention (spec §14.3).
+      // The change feed refuses a cursor below its retention.
       ...(filtered && def.name === 'changes' ? { more: { 410: ['cursor_expired'] } } : {}) }),
   });
   const plain: Operations = {};
@@ -222,9 +222,9 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
     plain.put = {
       id: `create${name}`, tag: def.name, need: need('PUT'), status: 201, response: CREATED,
       summary: `Create ${def.name} records`,
-      description: `One object, or an array of up to ${ctx.limits.maxBatch} objects; all are created or none (spec §6). `
+      description: `One object, or an array of up to ${ctx.limits.maxBatch} objects; all are created or none. `
         + 'Filters are refused (400 `invalid_filter`).'
-        + (e.csvImport ? ' With `Content-Type: text/csv`, a CSV import (spec §14.4): one record per row, no limit on their number.' : ''),
+        + (e.csvImport ? ' With `Content-Type: text/csv`, a CSV import: one record per row, no limit on their number.' : ''),
       body: e.csvImport ? { ...json, content: { ...(json.content as Schema), 'text/csv': CSV_IMPORT } } : json,
       ...(e.csvImport ? { more: { 200: DRY_RUN } } : {}),
       errors: errorsOf({ bad: ['invalid_filter', 'invalid_field', 'invalid_value', 'malformed_json', 'too_many',

@@ -48,7 +48,7 @@ function jsonSchema(f: FieldDef): Schema {
 const nullable = (f: FieldDef) => f.nullable === true && (f.type !== 'json' || f.objectOnly === true);
 
 const VERSION: Schema = { type: 'integer', minimum: 1,
-  description: '1 on create, one more with every change to a stored value (spec §14.2); `If-Match` takes it.' };
+  description: '1 on create, one more with every change to a stored value; `If-Match` takes it.' };
 
 export function outputSchema(f: FieldDef): Schema {
   if (f.counter) return VERSION;
@@ -56,7 +56,7 @@ export function outputSchema(f: FieldDef): Schema {
   return clean(nullable(f) ? orNull(base) : base);
 }
 
-/** A value as a body may give it (spec §4.4): integers also as canonical decimal strings, flags also as booleans. */
+/** A value as a body may give it: integers also as canonical decimal strings, flags also as booleans. */
 export function inputSchema(f: FieldDef, limits: Limits): Schema {
   let base: Schema;
   switch (f.type) {
@@ -96,7 +96,7 @@ export function bodySchema(def: ResourceDef, mode: 'create' | 'update', limits: 
   };
 }
 
-/** Field → type, for every name a filter of the endpoint may use besides JSON paths (spec §4.1). */
+/** Field → type, for every name a filter of the endpoint may use besides JSON paths. */
 export function filterableFields(def: ResourceDef, lookup: Lookup): Record<string, string> {
   const typeOf = (f: FieldDef) => `${f.type}${f.nullable ? ' or null' : ''}`;
   const out: Record<string, string> = {};
@@ -125,7 +125,7 @@ export class RecordSchemas {
     if (this.components[name]) return name;
     const own = objectOf(def.fields);
     const embeds = Object.fromEntries(def.relations.map((r) => [r.name, this.embed(r)]));
-    // In the order records show them: the version after the embeds (spec §14.2).
+    // In the order records show them: the version after the embeds.
     const { version, ...fields } = own.properties as Schema;
     this.components[name] = { ...own, required: [...own.required as string[], ...Object.keys(embeds)],
       properties: { ...fields, ...embeds, ...(version ? { version } : {}) } };
@@ -147,7 +147,7 @@ export class RecordSchemas {
     if (r.back) return { type: 'array', items: ref(name) };
     this.components.HiddenRecord ??= {
       type: 'object', additionalProperties: { type: 'null' },
-      description: 'An embedded record the caller may not see, or an empty reference shown as a record: every member null (spec §3).',
+      description: 'An embedded record the caller may not see, or an empty reference shown as a record: every member null.',
     };
     if (r.through) return { type: 'array', items: { anyOf: [ref(name), ref('HiddenRecord')] } };
     return { anyOf: [ref(name), ref('HiddenRecord'), ...(r.empty === 'null' ? [{ type: 'null' }] : [])] };

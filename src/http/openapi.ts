@@ -54,7 +54,7 @@ const BASE_SCHEMAS: Readonly<Record<string, Schema>> = {
           items: strict({ row: { type: 'integer', minimum: 0 }, field: { type: ['string', 'null'] }, error: { type: 'string' } }) },
       }, ['error', 'code']),
     }, ['response']),
-    description: 'A refusal (spec §5.2). `request` is missing only when the HTTP parser refused the request before it was read.',
+    description: 'A refusal. `request` is missing only when the HTTP parser refused the request before it was read.',
   },
 };
 

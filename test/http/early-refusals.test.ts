@@ -211,7 +211,7 @@ for (const kind of DB_KINDS) {
           for (const what of ['line', 'headers'] as const) {
             const a = answered(await send(t(), '', overlong(what), false), `${label}, request ${what}`);
             // Which of the two shows depends on the bytes the parser refused, as they arrived
-            // (README, Decisions and limits); either is the parser's JSON refusal.
+            // (docs/api.md, Decisions and limits); either is the parser's JSON refusal.
             const expected = { 414: 'Request line too long', 431: 'Request headers too large' }[a.status];
             assert.ok(expected, `${label}, request ${what}: ${a.status} ${a.text}`);
             assert.deepEqual(JSON.parse(a.text), { response: { error: expected, code: 'too_long' } });

@@ -986,7 +986,7 @@ type Level = 'basic' | Who;
 export function expectPlan(plan: Plan, env: Env, headBytes: number): Allowed[] {
   const out: Allowed[] = [];
   const bareTooLong = (why: string) => out.push({ code: 'too_long', bare: true, why });
-  // Bytes HTTP does not allow in the request target: the parser's refusal (README, decisions).
+  // Bytes HTTP does not allow in the request target: the parser's refusal (docs/api.md, Decisions and limits).
   const notHttp: Allowed | null = /[^\x21-\x7e]/.test(plan.path + plan.tail)
     ? { code: 'malformed_request', bare: true, why: 'a byte outside HTTP in the request target' } : null;
   // A method that is no token cannot be read, nor a request line of another HTTP version than 1.0 or 1.1;
@@ -1198,7 +1198,7 @@ function recordsExpect(def: ResourceDef, mode: 'create' | 'update', value: JV, s
     allow('invalid_value', 'a required field or a reference (stored records)', (m) => [...fieldNames].some((n) => m === invalidValue(n).message)),
     allow('data_error', 'state of stored records'),
     ...(session ? [allow('forbidden', 'a session granting or changing permissions')] : []),
-    // Only the company's approving system may release queue entries (README, decisions).
+    // Only the company's approving system may release queue entries (docs/api.md, Decisions and limits).
     ...(def.name === 'assetqueue' && mode === 'update' ? [errorOf(invalidField('released'), 'released by another certificate')] : []),
   ];
 }
