@@ -53,11 +53,14 @@ export async function checkTypesOf(tx: WriteTx, companyId: number): Promise<{ ty
  */
 export async function refuseOutOfCalibration(tx: WriteTx, standards: readonly number[], day: string): Promise<void> {
   for (const standard of standards) {
-    const { rows: [last] } = await tx.run<{ result: string; next_check: string | null }>('standard-last-check', () => sql`SELECT result, next_check
+    const { rows: [stored] } = await tx.run<Recorded>('standard-last-check', () => sql`SELECT check_date AS day, result, next_check AS next
       FROM assetchecks WHERE asset_id = ${P('asset')} AND check_date <= ${P('day')} ORDER BY check_date DESC, id DESC LIMIT 1`,
     { asset: standard, day });
+    // One this transaction recorded comes after a stored one of the same day.
+    const mine = recordedIn(tx).filter((r) => r.asset === standard && r.day <= day).reduce<Recorded | undefined>((a, r) => (!a || r.day >= a.day ? r : a), undefined);
+    const last = mine && (!stored || mine.day >= stored.day) ? mine : stored;
     let fine: boolean;
-    if (last) fine = last.result !== 'fail' && (last.next_check === null || last.next_check >= day);
+    if (last) fine = last.result !== 'fail' && (last.next === null || last.next >= day);
     else {
       const { rows: [asset] } = await tx.run<{ status: string; next_check: string | null }>('standard-state',
         () => sql`SELECT status, next_check FROM assets WHERE id = ${P('asset')}`, { asset: standard });
@@ -71,16 +74,20 @@ interface AssetState {
   id: number; company_id: number; status: string; last_check: string | null; next_check: string | null; period: number | null; last_result: string | null;
 }
 
-/** The latest check date of each asset among the checks of this transaction not inserted yet (a PUT of many). */
-const pending = new WeakMap<WriteTx, Map<number, string>>();
+/** A check as the rules about later checks read it. */
+interface Recorded { readonly asset?: number; readonly day: string; readonly result: string; readonly next: string | null }
+
+/** The checks this transaction has recorded but not inserted yet (a PUT of many), in order. */
+const recorded = new WeakMap<WriteTx, Recorded[]>();
+function recordedIn(tx: WriteTx): Recorded[] {
+  let list = recorded.get(tx);
+  if (!list) recorded.set(tx, (list = []));
+  return list;
+}
 
 /** Whether a new check dated `day` is the asset's latest (by date, then id: a new check comes after every stored one). */
 async function isLatestCheck(tx: WriteTx, asset: number, day: string): Promise<boolean> {
-  let known = pending.get(tx);
-  if (!known) pending.set(tx, (known = new Map<number, string>()));
-  const before = known.get(asset);
-  if (before === undefined || before < day) known.set(asset, day);
-  if (before !== undefined && before > day) return false;
+  if (recordedIn(tx).some((r) => r.asset === asset && r.day > day)) return false;
   const { rows } = await tx.run('later-check', () => sql`SELECT 1 AS later FROM assetchecks WHERE asset_id = ${P('asset')} AND check_date > ${P('day')} LIMIT 1`,
     { asset, day });
   return rows.length === 0;
@@ -119,13 +126,15 @@ export async function followHistory(tx: WriteTx, record: Row): Promise<void> {
   const sent = record.next_check ?? null;
   if (!asset) throw dataError(`assets record ${record.asset_id} is gone`);
   const latest = await isLatestCheck(tx, asset.id, day);
+  const result = String(record.result);
   if (asset.last_check !== null && day < asset.last_check) {
     if (sent !== null) throw invalidValue('next_check');
     record.next_check = null;
-    await updateAsset(tx, asset, latest ? { last_result: String(record.result) } : {});
+    await updateAsset(tx, asset, latest ? { last_result: result } : {});
+    recordedIn(tx).push({ asset: asset.id, day, result, next: null });
     return;
   }
-  const changes: Row = { last_check: day, ...(latest ? { last_result: String(record.result) } : {}) };
+  const changes: Row = { last_check: day, ...(latest ? { last_result: result } : {}) };
   if (record.result === 'fail') {
     changes.status = OUT_OF_TOLERANCE;
     record.next_check = null;
@@ -136,6 +145,7 @@ export async function followHistory(tx: WriteTx, record: Row): Promise<void> {
     record.next_check = next;
   }
   await updateAsset(tx, asset, changes);
+  recordedIn(tx).push({ asset: asset.id, day, result, next: typeof record.next_check === 'string' ? record.next_check : null });
 }
 
 /** Writes the changed columns of the asset, audited as any update of it is. */

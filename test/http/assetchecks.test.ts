@@ -123,6 +123,10 @@ for (const kind of DB_KINDS) {
       const recal = await asset({ next_check: '2020-01-01' });
       await check({ asset_id: recal, check_date: '2026-01-01', result: 'pass', next_check: '2026-07-01' });
       await check({ asset_id: a, check_date: '2026-02-02', result: 'pass', standard_ids: [recal] });
+      // Within one PUT, a standard's failure earlier in the array counts for the checks after it.
+      expectError(await api.put('/3.0/assetchecks', [{ asset_id: recal, check_date: '2026-02-03', result: 'fail' },
+        { asset_id: a, check_date: '2026-02-03', result: 'pass', standard_ids: [recal] }]), 409, `Data Error: standard asset ${recal} was not in calibration on 2026-02-03`);
+      assert.equal((await one(api, 'assets', recal)).status, 'Active');
     });
 
     it("a failed standard's impact: the checks that used it since its last good check, in its event and as a filter query", async () => {
