@@ -1,15 +1,17 @@
-// The bare W2 server's response, written by hand: the service's envelope and its
-// asset records (own fields, embeds, files, version) in the service's member order, one
-// JSON.stringify per value and stored JSON text inserted as it is.
+// The bare servers' responses, written by hand: the service's envelope and (bare W2)
+// its asset records (own fields, embeds, files, version) in the service's member order,
+// one JSON.stringify per value and stored JSON text inserted as it is.
 import type { BareRow } from './bare-driver.ts';
 import { ASSET_COLUMNS, EMBEDS, FILE_COLUMNS, JSON_COLUMNS } from './bare-sql.ts';
 
-interface Member { readonly key: string; readonly json: boolean }
-const members = (columns: readonly string[]): Member[] => columns.map((c) => ({ key: `${JSON.stringify(c)}:`, json: JSON_COLUMNS.has(c) }));
+export interface Member { readonly key: string; readonly json: boolean }
+/** An object's members: the `json` columns hold stored JSON text. */
+export const members = (columns: readonly string[], json: ReadonlySet<string> = JSON_COLUMNS): Member[] =>
+  columns.map((c) => ({ key: `${JSON.stringify(c)}:`, json: json.has(c) }));
 const valueJson = (v: BareRow[number] | undefined, json: boolean) => (v === null || v === undefined ? 'null' : json ? String(v) : JSON.stringify(v));
 
 /** The object of `list`'s members from row[start…]. */
-function objectJson(row: BareRow, start: number, list: readonly Member[]): string {
+export function objectJson(row: BareRow, start: number, list: readonly Member[]): string {
   let out = '';
   for (let i = 0; i < list.length; i++) out += `${i === 0 ? '' : ','}${list[i]!.key}${valueJson(row[start + i], list[i]!.json)}`;
   return `{${out}}`;
@@ -51,8 +53,8 @@ export function assetJson(row: BareRow, files: ReadonlyMap<number, readonly stri
   return `${out},"files":[${(files.get(Number(row[0])) ?? []).join(',')}],"version":${String(row[row.length - 1])}}`;
 }
 
-export function listBody(url: string, total: number, pageSize: number, records: readonly string[]): string {
-  const request = `{"url":${JSON.stringify(url)},"endpoint":"assets","requested_version":"3.0","api_version":3,"request_method":"Get",`
+export function listBody(url: string, endpoint: string, total: number, pageSize: number, records: readonly string[]): string {
+  const request = `{"url":${JSON.stringify(url)},"endpoint":${JSON.stringify(endpoint)},"requested_version":"3.0","api_version":3,"request_method":"Get",`
     + `"timestamp":${Math.floor(Date.now() / 1000)},"session":null}`;
   return `{"request":${request},"pagination":{"total_pages":${Math.ceil(total / pageSize)},"total_records":${total}},"response":[${records.join(',')}]}`;
 }

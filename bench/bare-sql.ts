@@ -7,13 +7,13 @@
 import { type Engine, PAGE_SIZE } from './config.ts';
 
 /**
- * `a.company_id` is the caller's company (:root) or one of its descendants (the
+ * `<alias>.company_id` is the caller's company (:root) or one of its descendants (the
  * schema's company closure table); on PostgreSQL read once into an array rather
  * than probed for every row a page walk tests.
  */
-const inScope = (engine: Engine) => {
+export const inScope = (engine: Engine, alias = 'a'): string => {
   const scope = 'SELECT descendant_id FROM company_closure WHERE ancestor_id = :root';
-  return engine === 'sqlite' ? `a.company_id IN (${scope})` : `a.company_id = ANY(ARRAY(${scope}))`;
+  return engine === 'sqlite' ? `${alias}.company_id IN (${scope})` : `${alias}.company_id = ANY(ARRAY(${scope}))`;
 };
 
 /** Columns written as stored JSON text rather than as JSON strings. */

@@ -1,14 +1,19 @@
-// The bare baselines' tables: plain copies of `assets` and `auditlog` — the same
-// columns, the same indexes, no triggers and no foreign keys — named bare_assets and
-// bare_auditlog, made after seeding. bare_assets holds the same rows as assets;
-// bare_auditlog starts empty. The bare UPDATE and the bare INSERT (bare-writes.ts)
-// write to them, so that a baseline pays for the rows, their indexes and their audit
-// rows, and not for the service's triggers (asset tallies, events, versions).
+// The bare baselines' tables: plain copies of `assets`, `auditlog`, `assetchecks` and
+// `assetcheck_standards` — the same columns, the same indexes, no triggers and no
+// foreign keys — named bare_<table>, made after seeding. bare_assets and the checks'
+// copies hold the same rows as their tables; bare_auditlog starts empty. The bare
+// UPDATE, the bare INSERT (bare-writes.ts) and the bare check (bare-check.ts) write to
+// them, so that a baseline pays for the rows, their indexes and their audit rows, and
+// not for the service's triggers (asset tallies, events, versions).
 import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
 import type { Engine } from './config.ts';
 
-const TABLES = ['assets', 'auditlog'] as const;
+const TABLES = ['assets', 'auditlog', 'assetchecks', 'assetcheck_standards'] as const;
+/** The copied tables, with their rows. */
+const COPIED = ['assets', 'assetchecks', 'assetcheck_standards'] as const;
+/** The tables with an id of their own (a sequence on PostgreSQL). */
+const WITH_IDS = ['assets', 'auditlog', 'assetchecks'] as const;
 
 /** A statement of the service's schema made about `bare_<table>` instead. */
 const renamed = (text: string, table: string) => text.replaceAll(`"${table}`, `"bare_${table}`);
@@ -34,12 +39,14 @@ async function createPostgres(database: Database): Promise<void> {
   }
 }
 
-/** Creates bare_assets and bare_auditlog and copies the assets into bare_assets, in id order as they were seeded. */
+/** Creates the bare tables and copies the rows of assets and of the checks into theirs, in the order they were seeded. */
 export async function createBareTables(database: Database, engine: Engine): Promise<void> {
   await (engine === 'postgres' ? createPostgres(database) : createSqlite(database));
-  await sql`INSERT INTO bare_assets SELECT * FROM assets ORDER BY id`.execute(database.db);
+  for (const table of COPIED) {
+    await sql.raw(`INSERT INTO bare_${table} SELECT * FROM ${table} ORDER BY ${table === 'assetcheck_standards' ? 'check_id, position' : 'id'}`).execute(database.db);
+  }
   if (engine === 'postgres') {
-    for (const table of TABLES) {
+    for (const table of WITH_IDS) {
       await sql.raw(`SELECT setval(pg_get_serial_sequence('bare_${table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM bare_${table}`).execute(database.db);
     }
   }
@@ -54,8 +61,8 @@ export async function checkBareTables(database: Database, engine: Engine): Promi
   const r = rows[0]!;
   if (Number(r.n) !== Number(r.bn) || Number(r.lo) !== Number(r.blo) || Number(r.hi) !== Number(r.bhi)) return `bare_assets holds ${r.bn} rows, assets ${r.n}`;
   const triggers = engine === 'postgres'
-    ? sql<{ n: number }>`SELECT COUNT(*) AS n FROM pg_trigger WHERE tgrelid IN (CAST('bare_assets' AS regclass), CAST('bare_auditlog' AS regclass))`
-    : sql<{ n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('bare_assets', 'bare_auditlog')`;
+    ? sql<{ n: number }>`SELECT COUNT(*) AS n FROM pg_trigger WHERE tgrelid IN (${sql.join(TABLES.map((t) => sql`CAST(${`bare_${t}`} AS regclass)`))})`
+    : sql<{ n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN (${sql.join(TABLES.map((t) => `bare_${t}`))})`;
   const n = Number((await triggers.execute(database.db)).rows[0]!.n);
   return n === 0 ? null : `${n} triggers on the bare tables`;
 }

@@ -3,25 +3,21 @@
 // assets, each with one audit row per changed or new record in bare_auditlog (the
 // service's columns and content: endpoint, action, `Updated assets record N`, the
 // changed fields as olddata/newdata JSON), all in one transaction. Statements are
-// prepared once (better-sqlite3 `prepare`; pg named statements on one connection)
-// and hold at most 1,000 rows each (SQLite binds at most 32,766 values to one).
-import BetterSqlite3 from '../src/db/better-sqlite3.ts';
-import pg from 'pg';
-import { isPostgresUrl, pgTypes } from './bare-driver.ts';
+// prepared once (bare-db.ts) and hold at most 1,000 rows each (SQLite binds at most
+// 32,766 values to one).
+import { openBareDb, type Value } from './bare-db.ts';
 import type { AssetRow } from './seed-insert.ts';
-
-type Value = string | number | null;
 
 const ASSET_COLUMNS = ['company_id', 'asset_no', 'serial_no', 'description', 'status', 'next_check', 'last_check', 'period',
   'location_id', 'department_id', 'external_type_id', 'date_added', 'data', 'modified'] as const satisfies readonly (keyof AssetRow)[];
-const AUDIT_COLUMNS = ['asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'message', 'olddata', 'newdata', 'endpoint', 'record_id',
+export const AUDIT_COLUMNS = ['asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'message', 'olddata', 'newdata', 'endpoint', 'record_id',
   'action', 'client_id', 'ip'];
 const ROWS_PER_STATEMENT = 1000;
 
 const UPDATE = 'UPDATE bare_assets SET status = $1, modified = $2, version = version + 1 WHERE id BETWEEN $3 AND $4 RETURNING id, company_id';
 
 /** `INSERT INTO table (columns) VALUES (…), …` of `rows` rows with $n placeholders. */
-function insertText(table: string, columns: readonly string[], rows: number, returning: string): string {
+export function insertText(table: string, columns: readonly string[], rows: number, returning: string): string {
   const tuples: string[] = [];
   for (let r = 0; r < rows; r++) tuples.push(`(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${returning}`;
@@ -60,83 +56,22 @@ async function writeAll(run: Run, table: string, columns: readonly string[], row
   return out;
 }
 
-/** The update and insert steps over an engine's `run` and its transaction. */
-function writer(run: Run, update: (step: UpdateStep) => Promise<Changed[]>, transaction: <T>(fn: () => Promise<T>) => Promise<T>,
-  source: AuditSource, close: () => Promise<void>): BareWriter {
+/** The update and insert steps over a bare connection. */
+export async function openBareWriter(url: string | undefined, sqliteFile: string, source: AuditSource): Promise<BareWriter> {
+  const db = await openBareDb(url, sqliteFile);
+  const run: Run = (table, columns, rows, returning) => db.query<Changed>(insertText(table, columns, rows.length, returning), rows.flat());
   return {
-    update: (step) => transaction(async () => {
-      const changed = await update(step);
+    update: (step) => db.transaction(async () => {
+      const changed = await db.query<Changed>(UPDATE, [step.status, step.modified, step.first, step.last]);
       await writeAll(run, 'bare_auditlog', AUDIT_COLUMNS, changed.map((r) => updateAudit(source, step, r)));
       return changed.length;
     }),
-    insert: (rows, logdate) => transaction(async () => {
+    insert: (rows, logdate) => db.transaction(async () => {
       const values = rows.map((r) => ASSET_COLUMNS.map((c) => r[c]));
       const ids = (await writeAll(run, 'bare_assets', ASSET_COLUMNS, values, ' RETURNING id')).map((r) => r.id).sort((a, b) => a - b);
       await writeAll(run, 'bare_auditlog', AUDIT_COLUMNS, rows.map((r, i) => createAudit(source, logdate, r, ids[i]!)));
       return ids;
     }),
-    close,
+    close: db.close,
   };
 }
-
-function sqliteWriter(file: string, source: AuditSource): BareWriter {
-  const db = new BetterSqlite3(file, { fileMustExist: true });
-  // As the service opens it (src/db/sqlite.ts).
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  const prepare = (text: string) => {
-    let s = statements.get(text);
-    if (!s) statements.set(text, (s = db.prepare(text.replace(/\$\d+/g, '?'))));
-    return s;
-  };
-  const run: Run = async (table, columns, rows, returning) => {
-    const s = prepare(insertText(table, columns, rows.length, returning));
-    return returning ? s.all(rows.flat()) as Changed[] : (s.run(rows.flat()), []);
-  };
-  const update = async (step: UpdateStep) => prepare(UPDATE).all([step.status, step.modified, step.first, step.last]) as Changed[];
-  // The statements run synchronously: BEGIN, the statements, COMMIT, as db.transaction would.
-  const transaction = async <T>(fn: () => Promise<T>): Promise<T> => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const out = await fn();
-      db.exec('COMMIT');
-      return out;
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
-  };
-  return writer(run, update, transaction, source, async () => { db.close(); });
-}
-
-async function postgresWriter(url: string, source: AuditSource): Promise<BareWriter> {
-  const client = new pg.Client({ connectionString: url, types: pgTypes });
-  await client.connect();
-  const names = new Map<string, string>();
-  const query = async (text: string, values: readonly Value[]) => {
-    let name = names.get(text);
-    if (!name) names.set(text, (name = `bare_write_${names.size}`));
-    return (await client.query<Changed>({ name, text, values: [...values] })).rows;
-  };
-  const run: Run = (table, columns, rows, returning) => query(insertText(table, columns, rows.length, returning), rows.flat());
-  const update = (step: UpdateStep) => query(UPDATE, [step.status, step.modified, step.first, step.last]);
-  const transaction = async <T>(fn: () => Promise<T>): Promise<T> => {
-    await client.query('BEGIN');
-    try {
-      const out = await fn();
-      await client.query('COMMIT');
-      return out;
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    }
-  };
-  return writer(run, update, transaction, source, () => client.end());
-}
-
-/** PostgreSQL when `url` is a postgres:// URL, else the SQLite file. */
-export const openBareWriter = (url: string | undefined, sqliteFile: string, source: AuditSource): Promise<BareWriter> =>
-  (url && isPostgresUrl(url) ? postgresWriter(url, source) : Promise.resolve(sqliteWriter(sqliteFile, source)));

@@ -1,4 +1,5 @@
 // What every response body of a workload must be; the load generators check each one.
+import { type CheckPage, checkPageProblem } from './checks-page.ts';
 import { STATIC_BODY } from './payload.ts';
 
 export type Check =
@@ -10,7 +11,9 @@ export type Check =
   }
   | { readonly kind: 'updated'; readonly records: number }
   /** A PUT's answer: `records` new records and as many distinct ids, ascending. */
-  | { readonly kind: 'inserted'; readonly records: number };
+  | { readonly kind: 'inserted'; readonly records: number }
+  /** The first page of an asset's checks (checks-page.ts). */
+  | CheckPage;
 
 /** Member order of the envelope, of an asset and of its embeds, as the service writes them. */
 const REQUEST_KEYS = 'url,endpoint,requested_version,api_version,request_method,timestamp,session';
@@ -20,14 +23,15 @@ const COMPANY_KEYS = 'id,name,created,logo,subdomain,styles,data,parent_id,modif
 const PLACE_KEYS = 'id,company_id,description,creationdate,data,modified,version';
 const TYPE_KEYS = 'id,external_itemtype_id,company_id,description,data,modified,version';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const keysOf = (v: unknown) => (isObject(v) ? Object.keys(v).join(',') : String(v));
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const keysOf = (v: unknown): string => (isObject(v) ? Object.keys(v).join(',') : String(v));
 
-function requestProblem(body: Json, path: string, method: string): string | null {
+/** Why the request block is not that of `method` on `path` (its endpoint: /3.0/<endpoint>/…), or null. */
+export function requestProblem(body: Json, path: string, method: string): string | null {
   const r = body.request;
   if (!isObject(r) || keysOf(r) !== REQUEST_KEYS) return `request members ${keysOf(r)}`;
-  if (r.url !== path || r.endpoint !== 'assets' || r.requested_version !== '3.0' || r.api_version !== 3
+  if (r.url !== path || r.endpoint !== path.split('/')[2] || r.requested_version !== '3.0' || r.api_version !== 3
     || r.request_method !== method || typeof r.timestamp !== 'number' || r.session !== null) return 'request block';
   return null;
 }
@@ -45,20 +49,28 @@ function shapeProblem(a: Json): string | null {
   return null;
 }
 
-function pageProblem(body: Json, check: Extract<Check, { kind: 'assets' }>): string | null {
+/** Why the pagination block or the page's length and order is not that of page `page` of `total` records, or null. */
+export function paginationProblem(body: Json, total: number, pageSize: number, page: number): string | null {
   const p = body.pagination;
   if (!isObject(p) || keysOf(p) !== 'total_pages,total_records') return 'pagination members';
-  if (p.total_records !== check.totalRecords) return `total_records ${String(p.total_records)} != ${check.totalRecords}`;
-  if (p.total_pages !== Math.ceil(check.totalRecords / check.pageSize)) return 'total_pages';
-  const expectedLength = Math.max(0, Math.min(check.pageSize, check.totalRecords - (check.page - 1) * check.pageSize));
+  if (p.total_records !== total) return `total_records ${String(p.total_records)} != ${total}`;
+  if (p.total_pages !== Math.ceil(total / pageSize)) return 'total_pages';
   const list = body.response;
-  if (!Array.isArray(list) || list.length !== expectedLength) return 'page length';
+  if (!Array.isArray(list) || list.length !== Math.max(0, Math.min(pageSize, total - (page - 1) * pageSize))) return 'page length';
   let lastId = 0;
-  for (const a of list as unknown[]) {
-    if (!isObject(a)) return 'record';
-    if (typeof a.id !== 'number' || a.id <= lastId) return 'order';
-    lastId = a.id;
-    if (check.id !== undefined && a.id !== check.id) return `id ${a.id} != ${check.id}`;
+  for (const r of list as unknown[]) {
+    if (!isObject(r)) return 'record';
+    if (typeof r.id !== 'number' || r.id <= lastId) return 'order';
+    lastId = r.id;
+  }
+  return null;
+}
+
+function pageProblem(body: Json, check: Extract<Check, { kind: 'assets' }>): string | null {
+  const pagination = paginationProblem(body, check.totalRecords, check.pageSize, check.page);
+  if (pagination) return pagination;
+  for (const a of body.response as Json[]) {
+    if (check.id !== undefined && a.id !== check.id) return `id ${String(a.id)} != ${check.id}`;
     if (!check.scope.includes(a.company_id as number)) return `company ${String(a.company_id)} outside the scope`;
     if (check.before !== undefined && (typeof a.next_check !== 'string' || a.next_check >= check.before)) return `next_check ${String(a.next_check)}`;
     const shape = shapeProblem(a);
@@ -91,5 +103,5 @@ export function problemOf(text: string, path: string, check: Check): string | nu
     return requestProblem(body, path, 'Post');
   }
   if (keysOf(body) !== 'request,pagination,response') return `envelope members ${keysOf(body)}`;
-  return requestProblem(body, path, 'Get') ?? pageProblem(body, check);
+  return requestProblem(body, path, 'Get') ?? (check.kind === 'assetchecks' ? checkPageProblem(body, check) : pageProblem(body, check));
 }

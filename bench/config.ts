@@ -38,6 +38,10 @@ export const INSERT_ROWS = 1000;
 export const INSERT_ITERATIONS = 10;
 export const INSERT_WARMUPS = 2;
 
+/** W8 and the bare check: one check per request, timed iterations after the warm-ups. */
+export const CHECK_ITERATIONS = 200;
+export const CHECK_WARMUPS = 20;
+
 /**
  * The stall workload: the probe's requests per second, how long it probes an idle
  * server, for how long (at least) (c) POSTs, and how long (a) may wait for the
@@ -50,15 +54,20 @@ export const IDLE_PROBE_SECONDS = 10;
 export const STALL_POST_SECONDS = 10;
 export const FIRST_RUN_TIMEOUT_SECONDS = 900;
 
+/** A page served by the service ÷ the same page served by bare Fastify and prepared statements. */
+const PAGE_VS_BARE = { sqlite: 0.8, postgres: 0.6 } as const;
+
 /** The ratios of the issue and their targets. */
 export const TARGETS = {
   w1VsStatic: { sqlite: 0.3, postgres: 0.2 },
-  w2VsBare: { sqlite: 0.8, postgres: 0.6 },
+  w2VsBare: PAGE_VS_BARE,
+  w9VsBare: PAGE_VS_BARE,
   w2PgVsSqlite: 0.5,
   w3VsW2: 0.5,
   w6VsBareUpdate: 3,
   w7VsBareInsert: 3,
   w7FullVsEmpty: 1.2,
+  w8VsBareCheck: 3,
   rssMiB: 200,
   p50AtQuarterMs: 5,
   /** The stall workload's probe, in each part. */

@@ -1,14 +1,16 @@
 // Everything `npm run bench` measures on one database, store by store, each store
 // seeded straight into the tables (seed.ts) with its bare tables (bare-tables.ts):
-//   the workloads' store, BENCH_ROWS assets: W1, W2, W3, W6 and their baselines
-//     (workloads.ts), the stall workload's idle probe and (c), then W7 beside its
-//     bare INSERT (inserts.ts);
+//   the workloads' store, BENCH_ROWS assets (and the checks of W8 and W9): W1, W2,
+//     W3, W6 and their baselines (workloads.ts), W9 and W8 beside theirs
+//     (check-workloads.ts), the stall workload's idle probe and (c), then W7 beside
+//     its bare INSERT (inserts.ts);
 //   an empty store (the company tree, the certificate, its places, no assets): W7
 //     beside its bare INSERT again, right after the full store's;
 //   a due store (stall.ts): the stall workload's (a), then (b).
 // On PostgreSQL each store is the benchmark database made anew; on SQLite a
 // directory of its own under .bench/.
 import { rmSync } from 'node:fs';
+import { type CheckRun, runCheckWorkloads } from './check-workloads.ts';
 import { DUE_DIR, EMPTY_DIR, type Engine, ROWS, say, SQLITE_DIR, STALL_ROWS } from './config.ts';
 import { type InsertRun, runInserts } from './inserts.ts';
 import type { SeedSummary } from './seed.ts';
@@ -20,6 +22,7 @@ import { type EngineRun, runWorkloads, type Seeded } from './workloads.ts';
 export interface EngineResults {
   readonly engine: Engine;
   readonly main: EngineRun;
+  readonly checks: CheckRun;
   readonly inserts: { readonly empty: InsertRun; readonly full: InsertRun };
   readonly stall: { readonly idle: StallRow; readonly firstRun: StallRow; readonly csvImport: StallRow; readonly posts: StallRow };
 }
@@ -40,9 +43,10 @@ export async function runEngine(engine: Engine, certPem: string, today: string):
     return { engine, url, dataDir: target.dataDir, summary, today };
   };
   try {
-    const full = await store({ dataDir: SQLITE_DIR, assets: ROWS });
+    const full = await store({ dataDir: SQLITE_DIR, assets: ROWS, checks: true });
     describeScope(full.summary, today);
     const main = await runWorkloads(full);
+    const checks = await runCheckWorkloads(full);
     const idle = await stallIdle(full);
     const posts = await stallPosts(full);
     const insertsFull = await runInserts(full);
@@ -50,7 +54,7 @@ export async function runEngine(engine: Engine, certPem: string, today: string):
     const due = await store({ dataDir: DUE_DIR, assets: STALL_ROWS, due: true });
     const firstRun = await stallFirstRun(due);
     const csvImport = await stallImport(due);
-    return { engine, main, inserts: { empty: insertsEmpty, full: insertsFull }, stall: { idle, firstRun, csvImport, posts } };
+    return { engine, main, checks, inserts: { empty: insertsEmpty, full: insertsFull }, stall: { idle, firstRun, csvImport, posts } };
   } finally {
     if (engine === 'postgres') await dropPgDatabase();
   }

@@ -1,6 +1,6 @@
 // The printed results: one table per database, the issue's ratios beside their
 // targets, the stall table (report-stall.ts), the CSV export, and what failed.
-import { INSERT_ROWS, TARGETS, say } from './config.ts';
+import { INSERT_ROWS, PAGE_SIZE, TARGETS, say } from './config.ts';
 import type { EngineResults } from './engine-run.ts';
 import type { Row } from './measure.ts';
 import { mib, ms, printColumns, printRatios, type Ratio } from './report-format.ts';
@@ -23,6 +23,7 @@ const median = (r: Row) => r.load.latencyMs.p50;
 export function printEngine(results: EngineResults, sqlite: EngineResults | null): void {
   const run = results.main;
   const { empty, full } = results.inserts;
+  const { checks } = results;
   const { staticRow } = run;
   const db = engineLabel(run.engine);
   const rows: [string, Row][] = [
@@ -38,10 +39,14 @@ export function printEngine(results: EngineResults, sqlite: EngineResults | null
     [`W7 PUT ${INSERT_ROWS} assets, ${full.storeAssets} assets`, full.w7],
     [`bare INSERT ${INSERT_ROWS} + audit, empty store`, empty.bare],
     [`W7 PUT ${INSERT_ROWS} assets, empty store`, empty.w7],
+    [`bare W9 (Fastify + driver), ${PAGE_SIZE} of ${checks.historyChecks} checks`, checks.bareW9],
+    [`W9 GET assetchecks/asset_id=N, ${PAGE_SIZE} of ${checks.historyChecks}`, checks.w9],
+    ['bare check + 2 links + audit, no HTTP', checks.bareCheck],
+    [`W8 PUT 1 check, ${checks.points} points, sequential`, checks.w8],
   ];
   if (run.quarter) rows.push(['W2 at 25 % of W2 req/s', run.quarter]);
   printTable(`${db}:`, rows);
-  const service = [run.w1, run.w2, run.w3, run.w6, ...(run.quarter ? [run.quarter] : [])];
+  const service = [run.w1, run.w2, run.w3, run.w6, checks.w9, checks.w8, ...(run.quarter ? [run.quarter] : [])];
   const peak = Math.max(...service.map((r) => r.peakRssMiB ?? 0));
   const ratios: Ratio[] = [
     { name: 'W1 ÷ (a)', value: run.w1.load.reqPerSec / staticRow.load.reqPerSec, compare: '≥', target: TARGETS.w1VsStatic[run.engine] },
@@ -52,6 +57,8 @@ export function printEngine(results: EngineResults, sqlite: EngineResults | null
     { name: 'W7 ÷ bare INSERT (+ audit), empty store', value: median(empty.w7) / median(empty.bare), compare: '≤', target: TARGETS.w7VsBareInsert },
     { name: `W7 ÷ bare INSERT (+ audit), ${full.storeAssets} assets`, value: median(full.w7) / median(full.bare), compare: '≤', target: TARGETS.w7VsBareInsert },
     { name: `W7 at ${full.storeAssets} assets ÷ W7 on the empty store`, value: median(full.w7) / median(empty.w7), compare: '≤', target: TARGETS.w7FullVsEmpty },
+    { name: 'W9 ÷ bare W9', value: checks.w9.load.reqPerSec / checks.bareW9.load.reqPerSec, compare: '≥', target: TARGETS.w9VsBare[run.engine] },
+    { name: 'W8 median ÷ bare check (+ links, audit) median', value: median(checks.w8) / median(checks.bareCheck), compare: '≤', target: TARGETS.w8VsBareCheck },
     csvImportRatio(results.stall.csvImport),
     { name: 'service peak RSS under load', value: peak, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' },
   ];
@@ -62,6 +69,8 @@ export function printEngine(results: EngineResults, sqlite: EngineResults | null
     + ` bare UPDATE + audit: median ${ms(median(run.bareUpdate))} ms, p90 ${ms(run.bareUpdate.load.latencyMs.p90)} ms`);
   say(`  W7: median ${ms(median(empty.w7))} ms on the empty store, ${ms(median(full.w7))} ms at ${full.storeAssets} assets;`
     + ` bare INSERT + audit: median ${ms(median(empty.bare))} ms and ${ms(median(full.bare))} ms`);
+  say(`  W8: median ${ms(median(checks.w8))} ms, p90 ${ms(checks.w8.load.latencyMs.p90)} ms per check;`
+    + ` bare check: median ${ms(median(checks.bareCheck))} ms, p90 ${ms(checks.bareCheck.load.latencyMs.p90)} ms`);
   const cpuPerRequest = (r: Row) => (r.serverCpuPercent * 10_000) / r.load.reqPerSec;
   say(`  rate limiter: ${(cpuPerRequest(run.w1) - cpuPerRequest(run.w1Unlimited)).toFixed(1)} µs of server CPU per request`
     + ` (W1 ${cpuPerRequest(run.w1).toFixed(1)} µs with it, ${cpuPerRequest(run.w1Unlimited).toFixed(1)} µs without)`);
@@ -79,7 +88,7 @@ export function printEngine(results: EngineResults, sqlite: EngineResults | null
 }
 
 export function printNotes(withQuarter: boolean): void {
-  say('\nautocannon latencies have 1 ms resolution; W6, W7 and the bare UPDATE and INSERT are timed per request (median in p50, no p99 of 15)'
+  say('\nautocannon latencies have 1 ms resolution; W6, W7, W8 and the bare UPDATE, INSERT and check are timed per request (median in p50, no p99)'
     + `${withQuarter ? ', the 25 % run per request from when it was due (requests evenly spaced)' : ''}; CPU 100% = one core; RSS measured after the run;`
     + ' "other CPU" is what the rest of the machine used meanwhile (on PostgreSQL the database backends are in it, so no noise warning there)');
 }
@@ -97,8 +106,8 @@ export function printExport(r: Row): void {
 
 /** Prints each measurement that saw a wrong answer (status, body) or a failed background run; returns whether there was one. */
 export function printFailures(exported: Row, runs: readonly EngineResults[] = []): boolean {
-  const rows = [exported, ...runs.flatMap(({ main: r, inserts: i }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6,
-    ...(r.quarter ? [r.quarter] : []), i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
+  const rows = [exported, ...runs.flatMap(({ main: r, inserts: i, checks: c }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3,
+    r.w6, ...(r.quarter ? [r.quarter] : []), c.bareW9, c.w9, c.bareCheck, c.w8, i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
   const failed = rows.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
   for (const r of failed) {
     process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`

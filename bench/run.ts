@@ -1,9 +1,10 @@
 // `npm run bench`: on SQLite and, with BENCH_PG=1, on PostgreSQL (BENCH_PG_URL,
 // default postgres://root@127.0.0.1:5432/postgres, names the server), with the
 // server pinned to core 0 and the load generator to core 1, measures (engine-run.ts)
-// the baselines — (a) bare Fastify with static JSON, bare W2, and the bare UPDATE and
-// INSERT on plain tables — the service's W1, W2, W3, W6 and W7, and the stall
-// workload; prints a table, the issue's ratios and the stall table per database.
+// the baselines — (a) bare Fastify with static JSON, bare W2 and bare W9, and the bare
+// UPDATE, INSERT and check on plain tables — the service's W1, W2, W3, W6, W7, W8 and
+// W9, and the stall workload; prints a table, the issue's ratios and the stall table
+// per database.
 // BENCH_ROWS assets (default 100000; BENCH_ASSETS is the old name), BENCH_SECONDS
 // (10), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (16). At BENCH_ROWS=1000000 it
 // also measures W2's latency at 25 % of its peak rate. After the SQLite workloads,

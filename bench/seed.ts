@@ -8,6 +8,7 @@ import { runReminders } from '../src/jobs/reminders.ts';
 import { addDays, addMonths, formatDatetime, systemClock } from '../src/model/dates.ts';
 import type { Engine } from './config.ts';
 import { MAKERS, PERIODS, random, TYPES } from './new-assets.ts';
+import { type ChecksSeed, seedChecks } from './seed-checks.ts';
 import { type AssetRow, type BenchTables, insertAssets, insertReminders } from './seed-insert.ts';
 
 export interface SeedOptions {
@@ -21,6 +22,8 @@ export interface SeedOptions {
    * and the reminders a live service would long have made are written.
    */
   readonly due?: boolean;
+  /** Also the checks of W8 and W9 (seed-checks.ts). */
+  readonly checks?: boolean;
 }
 
 export interface SeedSummary {
@@ -40,6 +43,8 @@ export interface SeedSummary {
   readonly usersPerCompany: number;
   /** The locations and departments of the certificate's company (new assets point at them). */
   readonly places: { readonly locations: readonly number[]; readonly departments: readonly number[] };
+  /** The assets of W8 and W9 and their standards, when the checks were seeded. */
+  readonly checks: ChecksSeed | null;
 }
 
 // 10 companies: the benchmarked certificate belongs to Bench Holdings, whose scope is
@@ -118,9 +123,10 @@ export async function seedBench(database: Database, o: SeedOptions): Promise<See
     reminders = { seeded, jobCreated: run.created, jobDelivered: run.delivered };
   }
   const assetsInScope = Math.min(total, perCompany * IN_SCOPE);
+  const checks = o.checks ? await seedChecks(database, ids.slice(0, IN_SCOPE), o.today, now) : null;
   const root = refs.get(ids[0]!)!;
   return {
-    reminders, dueTotal, usersPerCompany: o.due ? 1 : 0, places: { locations: root.loc, departments: root.dep },
+    reminders, dueTotal, checks, usersPerCompany: o.due ? 1 : 0, places: { locations: root.loc, departments: root.dep },
     companies: tree.map(([name, parent], i) => ({ id: ids[i]!, name, parentId: parent === null ? null : ids[parent]!, inScope: i < IN_SCOPE })),
     clientId: client.id, assetsTotal: total, assetsInScope, overdueInScope,
     scopeIds: await scopeIds(database, ids.slice(0, IN_SCOPE), assetsInScope),

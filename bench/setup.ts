@@ -26,7 +26,11 @@ export function writeCertificates(): string {
 export const engineLabel = (engine: Engine) => (engine === 'postgres' ? 'PostgreSQL' : 'SQLite');
 
 /** Where and how much to seed: by default the workloads' store, BENCH_ROWS assets over all companies (see SeedOptions for `due`). */
-export interface SeedTarget { readonly dataDir: string; readonly assets: number; readonly companies?: number; readonly due?: boolean }
+export interface SeedTarget {
+  readonly dataDir: string; readonly assets: number; readonly companies?: number; readonly due?: boolean;
+  /** Also the checks of W8 and W9 (seed-checks.ts). */
+  readonly checks?: boolean;
+}
 
 /** Migrates, seeds and copies the bare tables; `url` undefined means SQLite under `target.dataDir` (.bench/sqlite). */
 export async function seed(engine: Engine, url: string | undefined, certPem: string, today: string,
@@ -35,7 +39,9 @@ export async function seed(engine: Engine, url: string | undefined, certPem: str
   const database = openDatabase({ url, dataDir: target.dataDir });
   try {
     await prepareStore(database);
-    const summary = await seedBench(database, { engine, certPem, today, assets: target.assets, companies: target.companies, due: target.due });
+    const summary = await seedBench(database, {
+      engine, certPem, today, assets: target.assets, companies: target.companies, due: target.due, checks: target.checks,
+    });
     await createBareTables(database, engine);
     const wrong = await checkBareTables(database, engine);
     if (wrong) throw new Error(`the bare tables: ${wrong}`);
@@ -44,7 +50,8 @@ export async function seed(engine: Engine, url: string | undefined, certPem: str
     const made = target.due
       ? `, ${summary.dueTotal} of them due, no reminders made, a user taking reminders in each company,`
       : ` and ${summary.reminders.seeded} reminders (then the reminder job created ${summary.reminders.jobCreated} and delivered ${summary.reminders.jobDelivered}),`;
-    say(`seeded ${summary.assetsTotal} assets${made} and the bare tables into ${engineLabel(engine)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const checks = summary.checks ? ` the ${summary.checks.historyChecks} checks of W9's asset, ${summary.checks.standards.length} standards' checks,` : '';
+    say(`seeded ${summary.assetsTotal} assets${made}${checks} and the bare tables into ${engineLabel(engine)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return summary;
   } finally {
     await database.close();
