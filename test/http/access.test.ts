@@ -26,7 +26,7 @@ function need(endpoint: string, verb: Verb): Need | 'any' {
   if (verb === 'GET') return 'readonly'; // GET on every endpoint (logout included)
   if (endpoint === 'password' && verb === 'POST') return 'readonly'; // own password
   const forUsers: Partial<Record<Verb, readonly string[]>> = {
-    PUT: ['assetqueue', 'messages', 'files', 'auditlog'],
+    PUT: ['assetqueue', 'messages', 'files', 'auditlog', 'assetchecks'],
     POST: ['messages', 'assetreminders', 'upload'],
   };
   if (forUsers[verb]?.includes(endpoint)) return 'user';
@@ -65,6 +65,7 @@ for (const kind of DB_KINDS) {
           departments: { description: 'dep' }, locations: { description: 'loc' }, externaltypes: { description: 'type' },
           files: { asset_id: asset, description: 'manual' }, messages: { messagetext: 'hello' },
           users: { username: uniqueName('new'), email: 'new@example.com' }, auditlog: { message: 'a note' },
+          assetchecks: { asset_id: asset, check_date: '2026-01-01', result: 'pass' },
         };
         return bodies[endpoint] ?? {};
       }

@@ -135,7 +135,7 @@ for (const kind of DB_KINDS) {
       const a = await one(api, 'assets', q.asset_id);
       assert.deepEqual({ ...a, company: null, location: null, department: null, externaltype: null }, {
         id: q.asset_id, company_id: top, asset_no: 'REL-1', serial_no: 'SN-1', description: 'Torque wrench', status: 'New',
-        next_check: '2025-01-31', last_check: null, period: 6, location_id: loc, department_id: dep, external_type_id: ext,
+        next_check: '2025-01-31', last_check: null, last_result: null, period: 6, location_id: loc, department_id: dep, external_type_id: ext,
         date_added: todayText(svc), data: { cost: 12, tag: 'x', manufacturer: 'ACME', model: 'TW-9' }, modified: nowText(svc),
         company: null, location: null, department: null, externaltype: null, files: [], version: 1,
       });

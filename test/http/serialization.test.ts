@@ -539,7 +539,7 @@ for (const kind of DB_KINDS) {
         + `"parent_id":${co.A},"modified":"${c.modified}"`;
       const companyC = `${fieldsC},"version":1}`;
       const expected = `[{"id":${id},"company_id":${co.C},"asset_no":"K-1","serial_no":"","description":"tab\\there 🙂","status":"Active",`
-        + `"next_check":"2025-03-01","last_check":null,"period":12,"location_id":${loc},"department_id":null,"external_type_id":null,`
+        + `"next_check":"2025-03-01","last_check":null,"last_result":null,"period":12,"location_id":${loc},"department_id":null,"external_type_id":null,`
         + `"date_added":"${a.date_added}","data":{"10":1,"2":{"b":1.50,"a":-0},"k":"x\u2028","1e3":1e3,"big":12345678901234567890},`
         + `"modified":"${a.modified}","company":${companyC},`
         + `"location":{"id":${loc},"company_id":${co.C},"description":"Hall \\"1\\"\\\\\u2028","creationdate":"${l.creationdate}","data":null,`
