@@ -1,5 +1,6 @@
-// `/{version}/{endpoint}[/{filter}...]` from the raw request target (spec §1).
-// Segments stay raw: filters are decoded by the filter parser, one segment at a time.
+// `/{version}/{endpoint}[/{filter}...]` from the raw request target (spec §1), and
+// the filters of its query string (§4.5). Segments and query values stay as sent:
+// the filter parser decodes each one its own way.
 
 export interface ApiPath {
   /** The path exactly as received, without the query string. */
@@ -7,11 +8,34 @@ export interface ApiPath {
   readonly version: string;
   readonly endpoint: string;
   readonly segments: readonly string[];
+  /** The query's `filter` values as sent, and `page=<value>` for each `page`, in their order; other parameters are ignored. */
+  readonly query: readonly string[];
+}
+
+/** A parameter's name by the query string's rules; a name that does not decode is no name this API reads. */
+function nameOf(sent: string): string | null {
+  try {
+    return decodeURIComponent(sent.replaceAll('+', ' '));
+  } catch {
+    return null;
+  }
+}
+
+function queryFilters(search: string): string[] {
+  const out: string[] = [];
+  for (const pair of search.split('&')) {
+    const eq = pair.indexOf('=');
+    const name = nameOf(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    if (name === 'filter') out.push(value);
+    else if (name === 'page') out.push(`page=${value}`);
+  }
+  return out;
 }
 
 export function splitPath(url: string): ApiPath {
   const q = url.indexOf('?');
   const raw = q < 0 ? url : url.slice(0, q);
   const [version = '', endpoint = '', ...segments] = raw.split('/').filter((s) => s !== '');
-  return { raw, version, endpoint, segments };
+  return { raw, version, endpoint, segments, query: q < 0 ? [] : queryFilters(url.slice(q + 1)) };
 }

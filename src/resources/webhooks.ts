@@ -56,7 +56,7 @@ export const webhooks: Resource = {
 export const webhooksEndpoint: Endpoint = resourceEndpoint(webhooks, {
   async PUT(c) {
     const { ctx } = c;
-    parseQuery(webhooks.def, c.verb, c.segments, c.orderHeader, ctx.catalog.lookup, ctx.limits);
+    parseQuery(webhooks.def, c.verb, c, c.orderHeader, ctx.catalog.lookup, ctx.limits);
     const records = readCreates(ctx, webhooks, bodyObjects(c.json(), 'PUT'));
     return inWriteTx(ctx, async (tx) => {
       const ids = await insertRecords(tx, webhooks, records);
