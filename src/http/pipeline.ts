@@ -161,6 +161,6 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
 
 /**
  * The path as the endpoint reads it: `/3.0/assets/id=3` however many empty segments it was sent with, and the query's
- * filters after it as sent; other query parameters (a cache-buster) are not part of the request.
+ * filters after it (`?filter=status%3DActive`); other query parameters (a cache-buster) are not part of the request.
  */
-const normalPath = (p: ApiPath) => `/${[p.version, p.endpoint, ...p.segments].join('/')}${p.query.length > 0 ? ` ${JSON.stringify(p.query)}` : ''}`;
+const normalPath = (p: ApiPath) => `/${[p.version, p.endpoint, ...p.segments].join('/')}${p.counted ? `?${p.counted}` : ''}`;

@@ -48,6 +48,12 @@ describe('splitPath: the query parameters that count', () => {
   ];
   for (const [url, expected] of rows) it(url, () => assert.deepEqual(splitPath(url).query, expected));
 
+  it('the parameters that count, as sent, are part of the request; others are not', () => {
+    assert.equal(splitPath('/3.0/assets?_=1&filter=id%3D3&x=y&page=2').counted, 'filter=id%3D3&page=2');
+    assert.equal(splitPath('/3.0/assets?_=1').counted, '');
+    assert.equal(splitPath('/3.0/assets').counted, '');
+  });
+
   it('the path is unchanged by the query', () => {
     const p = splitPath('/3.0/assets/id>1//?filter=id<5&page=1');
     assert.deepEqual({ raw: p.raw, version: p.version, endpoint: p.endpoint, segments: p.segments },
