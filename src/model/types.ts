@@ -40,6 +40,8 @@ export interface FieldDef {
   readonly references?: Reference;
   /** JSON field that must hold an object (or null). */
   readonly objectOnly?: boolean;
+  /** JSON field that holds a list of names (a webhook's events), checked by its resource's hooks. */
+  readonly nameList?: boolean;
   readonly format?: 'email' | 'filename';
   /** Set to the current time by every change. */
   readonly touch?: boolean;

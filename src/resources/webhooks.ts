@@ -29,7 +29,7 @@ export const webhooks: Resource = {
   def: {
     name: 'webhooks', table: 'webhooks', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_ONLY,
     fields: [
-      id, companyId, required('url'), { name: 'events', type: 'json', writable: 'always', required: true },
+      id, companyId, required('url'), { name: 'events', type: 'json', writable: 'always', required: true, nameList: true },
       flag('active', 1), data, { name: 'created', type: 'datetime', default: 'now' }, modified, version,
     ],
     relations: [],

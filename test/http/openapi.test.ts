@@ -107,6 +107,12 @@ describe('OpenAPI document', () => {
     for (const op of ['get /3.0/assets', 'get /3.0/assets/{filters}', 'post /3.0/assets', 'post /3.0/assets/{filters}', 'delete /3.0/assets',
       'delete /3.0/assets/{filters}', 'post /3.0/password', 'get /3.0/changes']) assert.ok(takingFilters.includes(op), op);
     assert.equal(doc.paths['/3.0/assets'].post.operationId, 'updateAssetsByQuery');
+    // Types a generated client can use: JSON objects as maps, a webhook's events as a list of names.
+    const open = { type: 'object', additionalProperties: true };
+    assert.deepEqual(doc.components.schemas.Assets.properties.data.anyOf[0], open);
+    assert.deepEqual(doc.components.schemas.Companies.properties.styles, { type: ['object', 'null'], additionalProperties: true });
+    assert.deepEqual(doc.components.schemas.Webhooks.properties.events.items, { type: 'string', minLength: 1 });
+    assert.equal(doc.components.schemas.WebhooksCreate.properties.events.type, 'array');
     assert.equal(doc.paths['/3.0/assets'].delete.operationId, 'deleteAssetsByQuery');
     assert.equal(refs(doc.paths['/3.0/endpoints'].get).includes('#/components/parameters/Filter'), false);
     assert.equal(doc.paths['/3.0/assets'].put.parameters.some((p: any) => p.$ref === '#/components/parameters/Filter'), false);
