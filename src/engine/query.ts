@@ -30,13 +30,13 @@ export function parseQuery(def: ResourceDef, verb: Verb, filters: Filters, order
   for (const segment of segmentsOf(filters)) {
     const { raw } = segment;
     if (segment.field === 'page') {
-      // Paging is for GET only, once (in the path or the query, not both), `=` a positive integer (spec §4.1).
+      // Paging is for GET only, once (in the path or the query, not both), `=` a positive integer.
       if (verb !== 'GET' || page !== null || segment.op !== '=' || segment.value === null || !PAGE.test(segment.value)
         || !Number.isSafeInteger(Number(segment.value)) || Number(segment.value) < 1) throw invalidFilter(raw);
       page = Number(segment.value);
       continue;
     }
-    // `page` never counts towards the limit of filter segments, which path and query share (spec §4.1, §10).
+    // `page` never counts towards the limit of filter segments, which path and query share.
     if (conditions.length === limits.maxFilters) throw invalidFilter(raw);
     const ref = resolveField(def, segment.field, lookup);
     if (!ref) throw invalidFilter(raw);

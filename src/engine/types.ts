@@ -134,7 +134,7 @@ export interface Resource {
 
 // ---- Endpoints: a call and its reply.
 
-/** A request's filters as sent: its path segments and its query string's (spec §4.5). */
+/** A request's filters as sent: its path segments and its query string's. */
 export interface Filters {
   /** Raw path segments after the endpoint name. */
   readonly segments: readonly string[];

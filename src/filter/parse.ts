@@ -1,5 +1,5 @@
-// Filter segments are read from the raw request path, one segment at a time
-// (spec §4.1), or from the query string's `filter` values: one grammar for both,
+// Filter segments are read from the raw request path, one segment at a time,
+// or from the query string's `filter` values: one grammar for both,
 // only the decoding before it differs. Pure: no SQL, no HTTP.
 import { invalidFilter } from '../errors.ts';
 

@@ -1,6 +1,6 @@
-// The parameters of the OpenAPI document: the filter segments of a path (spec
-// §4.1), with the names each endpoint's filters may use, the same filters in the
-// query string (§4.5), and the ordering header (§4.2).
+// The parameters of the OpenAPI document: the filter segments of a path, with
+// the names each endpoint's filters may use, the same filters in the query
+// string, and the ordering header.
 import type { Lookup, ResourceDef } from '../model/types.ts';
 import { filterableFields, type Schema } from './openapi-schemas.ts';
 import type { Limits } from '../engine/types.ts';

@@ -1,5 +1,5 @@
-// `/{version}/{endpoint}[/{filter}...]` from the raw request target (spec §1), and
-// the filters of its query string (§4.5). Segments and query values stay as sent:
+// `/{version}/{endpoint}[/{filter}...]` from the raw request target, and the
+// filters of its query string. Segments and query values stay as sent:
 // the filter parser decodes each one its own way.
 
 export interface ApiPath {

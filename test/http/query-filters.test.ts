@@ -161,6 +161,8 @@ filterTable('filters in the query string', rows, (data) => {
     const res = await a.get('/3.0/endpoints?filter=id%3D1&page=2');
     assert.equal(res.status, 200, res.text);
     assert.equal((await a.get('/3.0/randompassword?filter=idd=1')).status, 200);
+    const token = '00000000-0000-4000-8000-000000000000';
+    assertError(await a.get(`/3.0/upload/${token}?filter=%ZZ&page=0`), 404, 'not_found', `Upload ${token} does not exist`);
     // Checks before the filters still come first.
     assertError(await a.get('/3.0/nosuch?filter=%ZZ'), 404, 'no_endpoint', 'Endpoint nosuch does not exist');
     assertError(await a.get('/2.0/assets?filter=%ZZ'), 404, 'no_version', 'API version 2.0 is not supported');
