@@ -202,12 +202,12 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
   const unique = (def.unique?.length ?? 0) > 0;
   const need = (v: Verb) => e.access[v] ?? 'admin';
   // Filters may come in the query string too, on every operation that takes them; a page only on lists.
-  const FILTER = { $ref: '#/components/parameters/Filter' };
+  const queryFilter = { $ref: '#/components/parameters/Filter' };
   const list = (filtered: boolean): OperationSpec => ({
     id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, csv: true, response: records,
     summary: filtered ? `List the ${def.name} records matching the filters` : `List ${def.name} records`,
     description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
-    parameters: [{ $ref: '#/components/parameters/ResultOrder' }, FILTER, { $ref: '#/components/parameters/Page' }],
+    parameters: [{ $ref: '#/components/parameters/ResultOrder' }, queryFilter, { $ref: '#/components/parameters/Page' }],
     errors: errorsOf({ bad: ['invalid_filter', 'malformed_order'], need: need('GET'), long: filtered,
       // The change feed refuses a cursor below its retention (spec §14.3).
       ...(def.name === 'changes' ? { more: { 410: ['cursor_expired'] } } : {}) }),
@@ -245,7 +245,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
       summary: `Update every ${def.name} record matching the filters${byQuery(q).summary}`,
       description: 'Sets the given fields on every matched record, in one transaction. `records_updated` counts the records whose values '
         + `changed. ${where(q)}`,
-      parameters: [FILTER],
+      parameters: [queryFilter],
       body: jsonBody(ref(`${name}Update`), 'The fields to set.'),
       ifMatch: true,
       errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'], need: need('POST'),
@@ -261,7 +261,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
       summary: `Delete every ${def.name} record matching the filters${byQuery(q).summary}`,
       description: `All matched records go, or none${referenced(ctx, def) ? ': a record still referenced elsewhere refuses the whole delete with 409' : ''}. `
         + where(q),
-      parameters: [FILTER],
+      parameters: [queryFilter],
       ifMatch: true,
       errors: errorsOf({ bad: ['invalid_filter', 'filter_required'], need: need('DELETE'), conflict: referenced(ctx, def), long: !q }),
     });
