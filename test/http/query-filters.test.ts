@@ -193,6 +193,18 @@ filterTable('filters in the query string', rows, (data) => {
     assert.equal(other.status, 200);
   });
 
+  it('If-Match takes the ETag of the GET of the same query filters', async () => {
+    const { a } = data();
+    const seen = String((await a.get('/3.0/assets?filter=id=10')).headers.etag);
+    const ifMatch = { headers: { 'if-match': seen } };
+    const first = await a.post('/3.0/assets?filter=id=10', { status: 'Matched' }, ifMatch);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.body.response, { records_updated: 1, records_found: 1 });
+    assertError(await a.post('/3.0/assets/id=10', { status: 'Again' }, ifMatch), 412, 'precondition_failed', `Record changed since version ${seen}`);
+    assertError(await a.delete('/3.0/assets?filter=id=10', ifMatch), 412, 'precondition_failed', `Record changed since version ${seen}`);
+    assert.equal((await a.post('/3.0/assets?filter=id=10', { status: 'Active' })).status, 200);
+  });
+
   it('an Idempotency-Key holds the query\'s filters: a retry replays, other filters are another request', async () => {
     const { a } = data();
     const keyed = { headers: { 'idempotency-key': 'query-filters-1' } };
