@@ -9,7 +9,7 @@ import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.bench/', '.scratch/', 'docs/'] },
+  { ignores: ['dist/', 'node_modules/', '.bench/', '.scratch/', 'docs/', 'test/clients/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

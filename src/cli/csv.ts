@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { csvExport } from '../engine/csv.ts';
 import { importCsv } from '../engine/csv-import.ts';
 import { countRecords } from '../engine/list.ts';
-import { parseQuery } from '../engine/query.ts';
+import { parseQuery, pathFilters } from '../engine/query.ts';
 import { ApiError, noEndpoint, type RowError } from '../errors.ts';
 import { createRegistry, hasOwnEndpoint, operatorContext } from '../resources/registry.ts';
 import type { Database } from '../db/database.ts';
@@ -34,7 +34,7 @@ export const exportCsv: Command = {
     const company = companyOf(args, this.usage);
     await withDatabase(async (d: Database) => {
       const ctx = operatorContext(d, company);
-      const query = parseQuery(resource.def, 'GET', [], undefined, ctx.catalog.lookup, ctx.limits);
+      const query = parseQuery(resource.def, 'GET', pathFilters(), undefined, ctx.catalog.lookup, ctx.limits);
       const bar = new ProgressBar('exporting', 'records');
       const total = await countRecords(ctx, resource.def, query);
       bar.update(0, total);

@@ -9,7 +9,7 @@ import type { Database } from '../db/database.ts';
 import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { updateRecords } from '../engine/update.ts';
 import { createRecords } from '../engine/write.ts';
-import { parseQuery } from '../engine/query.ts';
+import { parseQuery, pathFilters } from '../engine/query.ts';
 import { addDays, formatDate, type Clock } from '../model/dates.ts';
 import type { JsonObject } from '../model/json.ts';
 import { parseJson } from '../model/json.ts';
@@ -98,7 +98,7 @@ export async function seedDemo(database: Database, dataDir: string, clock: Clock
   ]);
   // Demo Labs takes new assets only through the queue, approved by the demo certificate.
   const [managed] = objects([{ data: { api_assetqueue_manager_id: client.id, reminder_days: 30 } }]);
-  await updateRecords(ctx, companies, parseQuery(companies.def, 'POST', [`id=${labs}`], undefined, ctx.catalog.lookup, ctx.limits), managed!);
+  await updateRecords(ctx, companies, parseQuery(companies.def, 'POST', pathFilters(`id=${labs}`), undefined, ctx.catalog.lookup, ctx.limits), managed!);
   const admin = await addUser(database, { companyId: root, username: DEMO_USER, email: 'admin@demo.example', level: 'admin', firstName: 'Dana', lastName: 'Admin' }, clock);
   const password = randomPassword();
   await setPassword(database, admin, password, clock);

@@ -31,7 +31,7 @@ const CSV_TYPE = { 'content-type': 'text/csv; charset=utf-8' } as const;
 
 export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, Handler>> = {}): Endpoint {
   const { def } = res;
-  const query = (c: Call) => parseQuery(def, c.verb, c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
+  const query = (c: Call) => parseQuery(def, c.verb, c, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
   const generic: Record<Verb, Handler> = {
     GET: (c) => listReply(c, def, query(c)),
     async POST(c) {

@@ -138,11 +138,17 @@ export interface Resource {
 
 // ---- Endpoints: a call and its reply.
 
-export interface Call {
-  readonly ctx: Ctx;
-  readonly verb: Verb;
+/** A request's filters as sent: its path segments and its query string's. */
+export interface Filters {
   /** Raw path segments after the endpoint name. */
   readonly segments: readonly string[];
+  /** The query string's `filter` values as sent (not yet decoded), and `page=<value>` for each `page`, in their order. */
+  readonly query: readonly string[];
+}
+
+export interface Call extends Filters {
+  readonly ctx: Ctx;
+  readonly verb: Verb;
   readonly orderHeader: string | undefined;
   /** The Accept header: `text/csv` asks a list for CSV (spec §14.4). */
   readonly accept: string | undefined;

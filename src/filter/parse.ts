@@ -1,5 +1,6 @@
-// Filter segments are read from the raw request path, one segment at a time
-// (spec §4.1). Pure: no SQL, no HTTP.
+// Filter segments are read from the raw request path, one segment at a time,
+// or from the query string's `filter` values: one grammar for both,
+// only the decoding before it differs. Pure: no SQL, no HTTP.
 import { invalidFilter } from '../errors.ts';
 
 export type Operator = '=' | '>' | '<' | '!' | '~' | '+' | '-';
@@ -50,7 +51,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // eslint-disable-next-line no-control-regex -- a plain value is any ASCII after NUL but '%'
 const PLAIN = /^([A-Za-z0-9_$.]+)([=><!~+-])(=?)([\x01-\x24\x26-\x7f]*)$/;
 
-/** Splits one raw segment into field, operator and value, or throws `invalid_filter`. */
+/** Splits one raw path segment into field, operator and value, or throws `invalid_filter`. */
 export function parseSegment(raw: string): FilterSegment {
   const plain = PLAIN.exec(raw);
   if (plain) {
@@ -62,6 +63,35 @@ export function parseSegment(raw: string): FilterSegment {
   }
   const u = units(raw);
   if (!u) throw invalidFilter(raw);
+  return readUnits(raw, u, true);
+}
+
+/**
+ * Decodes a query-string value once, by the query string's rules (`+` and `%20` are spaces, `%2B` a plus);
+ * a bad percent-escape, invalid UTF-8 or nothing at all throws `invalid_filter` quoting the value as sent.
+ */
+export function decodeQueryValue(sent: string): string {
+  const u = units(sent);
+  if (!u || u.length === 0) throw invalidFilter(sent);
+  try {
+    return utf8.decode(Uint8Array.from(u.map((x) => (x.byte === PLUS && !x.escaped ? 0x20 : x.byte))));
+  } catch {
+    throw invalidFilter(sent);
+  }
+}
+
+/**
+ * Reads one `filter` value of the query string (as sent): decoded once, then split by the same grammar as a path
+ * segment with its value taken literally (no second decoding, a `+` is a plus). Errors quote the decoded text.
+ */
+export function parseQuerySegment(sent: string): FilterSegment {
+  const text = decodeQueryValue(sent);
+  const literal = [...Buffer.from(text, 'utf8')].map((byte): Unit => ({ byte, escaped: false }));
+  return readUnits(text, literal, false);
+}
+
+/** The grammar: field bytes, an operator (with its raw-`=` alias), then the value; `raw` is what errors quote. */
+function readUnits(raw: string, u: readonly Unit[], plusIsSpace: boolean): FilterSegment {
   let i = 0;
   while (i < u.length && isFieldByte(u[i]!.byte)) i++;
   const opUnit = u[i];
@@ -74,7 +104,7 @@ export function parseSegment(raw: string): FilterSegment {
     i++;
     op = TWO_CHARACTER[op] ?? op;
   }
-  const bytes = u.slice(i).map((x) => (x.byte === PLUS && !x.escaped ? 0x20 : x.byte));
+  const bytes = u.slice(i).map((x) => (plusIsSpace && x.byte === PLUS && !x.escaped ? 0x20 : x.byte));
   let value: string;
   try {
     value = utf8.decode(Uint8Array.from(bytes));

@@ -7,7 +7,7 @@ import type { Verb } from '../model/types.ts';
 import { V3_ENDPOINTS } from '../resources/endpoints.ts';
 import { rateLimitHeaders } from './openapi-errors.ts';
 import {
-  CREATED, type DocContext, errorsOf, jsonBody, type Operations, resourceOperations, UPDATED,
+  CREATED, type DocContext, errorsOf, jsonBody, type Operations, type OperationSpec, resourceOperations, UPDATED,
 } from './openapi-operations.ts';
 import { filtersParameter } from './openapi-parameters.ts';
 import { inputSchema, pascal, ref, type Schema } from './openapi-schemas.ts';
@@ -83,21 +83,27 @@ const SPECIAL: Readonly<Record<string, Special>> = {
       response: single({ message: { const: 'Session logged out' } }), errors: errorsOf({ bad: ['no_session', ...NO_FILTERS] }),
     } } },
   }),
-  password: (ctx) => ({
-    '/3.0/password/{filters}': {
-      parameters: [filtersParameter(ctx, ctx.lookup('users'), 'Here they choose the users, as on `users`.')],
-      operations: { post: {
-        id: 'setPassword', tag: 'password', summary: 'Set the password of every user matching the filters', need: 'readonly',
-        description: 'Ends the users\' other sessions. Below `admin`, a session may only match its own user.',
-        body: jsonBody(single({ new_password: { type: 'string', minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, writeOnly: true } }),
-          'The new password.'),
-        response: UPDATED,
-        ifMatch: true,
-        errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'],
-          body: true, long: true, more: { 403: ['forbidden'] } }),
-      } },
-    },
-  }),
+  password: (ctx) => {
+    const set = (byQuery: boolean): OperationSpec => ({
+      id: `setPassword${byQuery ? 'ByQuery' : ''}`, tag: 'password', need: 'readonly',
+      summary: `Set the password of every user matching the filters${byQuery ? ' (filters in the query string)' : ''}`,
+      description: 'Ends the users\' other sessions. Below `admin`, a session may only match its own user.',
+      parameters: [{ $ref: '#/components/parameters/Filter' }],
+      body: jsonBody(single({ new_password: { type: 'string', minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, writeOnly: true } }),
+        'The new password.'),
+      response: UPDATED,
+      ifMatch: true,
+      errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'],
+        body: true, long: !byQuery, more: { 403: ['forbidden'] } }),
+    });
+    return {
+      '/3.0/password': { operations: { post: set(true) } },
+      '/3.0/password/{filters}': {
+        parameters: [filtersParameter(ctx, ctx.lookup('users'), 'Here they choose the users, as on `users`.')],
+        operations: { post: set(false) },
+      },
+    };
+  },
   moveasset: (ctx, e) => ({
     '/3.0/moveasset': { operations: { post: {
       id: 'moveAsset', tag: 'moveasset', summary: 'Move an asset, with its files and reminders, to another company', need: e.access.POST,
@@ -145,9 +151,9 @@ const SPECIAL: Readonly<Record<string, Special>> = {
 
 /** Resource endpoints that answer a verb their own way. */
 const OVERRIDES: Readonly<Record<string, (paths: { plain: Operations; filtered: Operations }) => void>> = {
-  assetqueue({ filtered: ops }) {
+  assetqueue({ plain, filtered }) {
     // Releasing and rejecting entries follow a state machine.
-    if (ops.post) ops.post = { ...ops.post, errors: { ...ops.post.errors, 409: ['data_error'] } };
+    for (const ops of [plain, filtered]) if (ops.post) ops.post = { ...ops.post, errors: { ...ops.post.errors, 409: ['data_error'] } };
   },
   auditlog({ plain: ops }) {
     if (!ops.put) return;

@@ -201,14 +201,16 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
   // A write can clash with a unique value (spec §5.2 data_error).
   const unique = (def.unique?.length ?? 0) > 0;
   const need = (v: Verb) => e.access[v] ?? 'admin';
+  // Filters may come in the query string too, on every operation that takes them; a page only on lists.
+  const queryFilter = { $ref: '#/components/parameters/Filter' };
   const list = (filtered: boolean): OperationSpec => ({
     id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, csv: true, response: records,
     summary: filtered ? `List the ${def.name} records matching the filters` : `List ${def.name} records`,
     description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
-    parameters: [{ $ref: '#/components/parameters/ResultOrder' }],
-    errors: errorsOf({ bad: filtered ? ['invalid_filter', 'malformed_order'] : ['malformed_order'], need: need('GET'), long: filtered,
+    parameters: [{ $ref: '#/components/parameters/ResultOrder' }, queryFilter, { $ref: '#/components/parameters/Page' }],
+    errors: errorsOf({ bad: ['invalid_filter', 'malformed_order'], need: need('GET'), long: filtered,
       // The change feed refuses a cursor below its retention.
-      ...(filtered && def.name === 'changes' ? { more: { 410: ['cursor_expired'] } } : {}) }),
+      ...(def.name === 'changes' ? { more: { 410: ['cursor_expired'] } } : {}) }),
   });
   const plain: Operations = {};
   const filtered: Operations = {};
@@ -232,28 +234,39 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
     };
     ctx.schemas[`${name}Create`] = bodySchema(def, 'create', ctx.limits);
   }
+  // Update and delete: on the path with filter segments, and on the bare path with filters in the query only.
+  const where = (byQuery: boolean) => (byQuery
+    ? 'Sent without a `filter` parameter, the request is refused with 400 `filter_required`.'
+    : 'Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.');
+  const byQuery = (byQuery: boolean) => (byQuery ? { id: 'ByQuery', summary: ' (filters in the query string)' } : { id: '', summary: '' });
   if (has('POST')) {
-    filtered.post = {
-      id: `update${name}`, tag: def.name, need: need('POST'), response: UPDATED,
-      summary: `Update every ${def.name} record matching the filters`,
+    const update = (q: boolean): OperationSpec => ({
+      id: `update${name}${byQuery(q).id}`, tag: def.name, need: need('POST'), response: UPDATED,
+      summary: `Update every ${def.name} record matching the filters${byQuery(q).summary}`,
       description: 'Sets the given fields on every matched record, in one transaction. `records_updated` counts the records whose values '
-        + 'changed. Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.',
+        + `changed. ${where(q)}`,
+      parameters: [queryFilter],
       body: jsonBody(ref(`${name}Update`), 'The fields to set.'),
       ifMatch: true,
       errors: errorsOf({ bad: ['invalid_filter', 'filter_required', 'invalid_field', 'invalid_value', 'malformed_json'], need: need('POST'),
-        conflict: unique, body: true, long: true }),
-    };
+        conflict: unique, body: true, long: !q }),
+    });
+    filtered.post = update(false);
+    plain.post = update(true);
     ctx.schemas[`${name}Update`] = bodySchema(def, 'update', ctx.limits);
   }
   if (has('DELETE')) {
-    filtered.delete = {
-      id: `delete${name}`, tag: def.name, need: need('DELETE'), response: DELETED,
-      summary: `Delete every ${def.name} record matching the filters`,
+    const remove = (q: boolean): OperationSpec => ({
+      id: `delete${name}${byQuery(q).id}`, tag: def.name, need: need('DELETE'), response: DELETED,
+      summary: `Delete every ${def.name} record matching the filters${byQuery(q).summary}`,
       description: `All matched records go, or none${referenced(ctx, def) ? ': a record still referenced elsewhere refuses the whole delete with 409' : ''}. `
-        + 'Sent without filters (`/3.0/<endpoint>`), the request is refused with 400 `filter_required`.',
+        + where(q),
+      parameters: [queryFilter],
       ifMatch: true,
-      errors: errorsOf({ bad: ['invalid_filter', 'filter_required'], need: need('DELETE'), conflict: referenced(ctx, def), long: true }),
-    };
+      errors: errorsOf({ bad: ['invalid_filter', 'filter_required'], need: need('DELETE'), conflict: referenced(ctx, def), long: !q }),
+    });
+    filtered.delete = remove(false);
+    plain.delete = remove(true);
   }
   return { plain, filtered };
 }

@@ -1,5 +1,6 @@
-// The parameters of the OpenAPI document: the filter segments of a path (spec
-// §4.1), with the names each endpoint's filters may use, and the ordering header (§4.2).
+// The parameters of the OpenAPI document: the filter segments of a path, with
+// the names each endpoint's filters may use, the same filters in the query
+// string, and the ordering header.
 import type { Lookup, ResourceDef } from '../model/types.ts';
 import { filterableFields, type Schema } from './openapi-schemas.ts';
 import type { Limits } from '../engine/types.ts';
@@ -24,6 +25,35 @@ export function filtersParameter(ctx: { readonly limits: Limits; readonly lookup
     schema: { type: 'string', minLength: 1 },
     example: 'id>10/page=2',
     'x-filterable-fields': filterableFields(def, ctx.lookup),
+  };
+}
+
+/**
+ * `?filter=<segment>`, repeated: the form a generated client can send, as its path parameters are percent-encoded whole
+ * (a `/` between two segments would arrive as `%2F`, one segment that matches nothing).
+ */
+export function filterQueryParameter(limits: Limits): Schema {
+  return {
+    name: 'filter', in: 'query', required: false, style: 'form', explode: true,
+    description: 'Filters in the query string, one `<field><operator><value>` segment per `filter` parameter, with the grammar and field '
+      + 'names of the path\'s filter segments. Each value is decoded once by the query string\'s rules (`+` and `%20` are spaces, `%2B` a '
+      + 'plus) and then read as it is: a client that encodes its parameters sends `next_check+2026-01-01` ("next_check ≥ 2026-01-01") as '
+      + '`filter=next_check%2B2026-01-01`. `>=`, `<=`, `!=`, `+=` and `-=` are operators, and `<NULL>` is SQL NULL. These filters apply '
+      + `together with any in the path, and count towards the same limit of ${limits.maxFilters}. A value that does not decode, or an empty `
+      + 'one, is refused with 400 `invalid_filter`; so is `page=N` on POST or DELETE. Other query parameters are ignored.',
+    schema: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: limits.maxFilters },
+    example: ['status=Active', 'next_check+2026-01-01'],
+  };
+}
+
+/** `?page=N` on lists: the page of the path form's `page=N` segment; given twice, or in both, is refused. */
+export function pageQueryParameter(limits: Limits): Schema {
+  return {
+    name: 'page', in: 'query', required: false,
+    description: `The page of ${limits.pageSize} records to answer (1 unless given), as a \`page=N\` path segment would; not a filter. `
+      + 'Once only: a second `page` (in the query, as a `filter`, or in the path) is refused with 400 `invalid_filter`.',
+    schema: { type: 'integer', minimum: 1 },
+    example: 2,
   };
 }
 

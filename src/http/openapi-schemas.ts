@@ -38,13 +38,20 @@ function orNull(s: Schema): Schema {
 
 const clean = (s: Schema): Schema => Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined));
 
+/** An object of any members: `additionalProperties` said outright, so that generated clients type it as a map, not `{}`. */
+const OPEN_OBJECT: Schema = { type: 'object', additionalProperties: true };
+
 function jsonSchema(f: FieldDef): Schema {
-  if (f.objectOnly) return { type: 'object' };
-  // Any JSON value; a field that is never null holds one of the others.
-  return f.nullable ? {} : { type: ['object', 'array', 'string', 'number', 'boolean'] };
+  if (f.nameList) {
+    return { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 },
+      description: 'Event names (`assets.created`, `assetqueue.released`, …), or `["*"]` for every event.' };
+  }
+  if (f.objectOnly) return OPEN_OBJECT;
+  // Any JSON value, most often an object of custom keys (listed first, so that clients can narrow to it); null when nullable.
+  return { anyOf: [OPEN_OBJECT, { type: ['array', 'string', 'number', 'boolean', ...(f.nullable ? ['null'] : [])] }] };
 }
 
-/** Nullable fields take null, except free JSON, whose schema already takes anything. */
+/** Nullable fields take null, except free JSON, whose schema says so itself. */
 const nullable = (f: FieldDef) => f.nullable === true && (f.type !== 'json' || f.objectOnly === true);
 
 const VERSION: Schema = { type: 'integer', minimum: 1,

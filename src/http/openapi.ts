@@ -4,7 +4,9 @@ import { DEFAULT_LIMITS } from '../engine/context.ts';
 import { endpointPaths, TAG_DESCRIPTIONS } from './openapi-endpoints.ts';
 import { ErrorResponses, HEADER_COMPONENTS } from './openapi-errors.ts';
 import { type DocContext, operation } from './openapi-operations.ts';
-import { IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, RESULT_ORDER } from './openapi-parameters.ts';
+import {
+  filterQueryParameter, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, pageQueryParameter, RESULT_ORDER,
+} from './openapi-parameters.ts';
 import { RecordSchemas, ref, type Schema } from './openapi-schemas.ts';
 import type { Endpoint, Limits, Registry } from '../engine/types.ts';
 
@@ -17,8 +19,9 @@ Through a certificate registered with impersonation, \`login\` opens a session: 
 **Verbs.** GET lists records; POST updates every record the filters match (filters are mandatory); PUT creates one record or an array \
 of them (no filters); DELETE deletes every matched record (filters are mandatory). Each write is one transaction.
 
-**Filters** are path segments \`<field><operator><value>\` (the \`filters\` parameter); **ordering** is the \`X-API-Result-Order\` header; \
-lists come ${limits.pageSize} records per page (\`page=N\`).
+**Filters** are path segments \`<field><operator><value>\` (the \`filters\` parameter), or the same segments in the query string \
+(\`?filter=<segment>\`, repeated: the form for generated clients, which encode a path parameter whole); both may be used together. \
+**Ordering** is the \`X-API-Result-Order\` header; lists come ${limits.pageSize} records per page (\`page=N\`, or \`?page=N\`).
 
 **Answers** are an envelope: \`request\` (the request as received), \`pagination\` on lists, then \`response\`. Errors have real HTTP \
 status codes and \`response\` = \`{"error": "<message>", "code": "<code>"}\`. While requests are limited per certificate, every answer \
@@ -106,7 +109,10 @@ export function openApiDocument(registry: Registry, endpoints: ReadonlyMap<strin
     components: {
       schemas,
       responses: ctx.errors.components,
-      parameters: { ResultOrder: RESULT_ORDER, IfNoneMatch: IF_NONE_MATCH, IdempotencyKey: IDEMPOTENCY_KEY, IfMatch: IF_MATCH },
+      parameters: {
+        ResultOrder: RESULT_ORDER, Filter: filterQueryParameter(limits), Page: pageQueryParameter(limits), IfNoneMatch: IF_NONE_MATCH,
+        IdempotencyKey: IDEMPOTENCY_KEY, IfMatch: IF_MATCH,
+      },
       headers: HEADER_COMPONENTS,
       securitySchemes: {
         mutualTLS: { type: 'mutualTLS', description: 'A self-signed client certificate whose public key the operator registered.' },

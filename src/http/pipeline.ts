@@ -134,7 +134,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
         database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
         principal, ip, blobs: deps.blobs, seal: claim?.sealer(block.timestamp),
       },
-      verb, segments: path.segments, orderHeader, accept: req.headers.accept, stream: req,
+      verb, segments: path.segments, query: path.query, orderHeader, accept: req.headers.accept, stream: req,
       contentLength: req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']),
       json: () => (parsed ??= { value: parseBody(raw) }).value,
       csv: csv ? raw.toString('utf8') : undefined,
@@ -159,5 +159,8 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
   }
 }
 
-/** The path as the endpoint reads it: `/3.0/assets/id=3` however many empty segments it was sent with. */
-const normalPath = (p: ApiPath) => `/${[p.version, p.endpoint, ...p.segments].join('/')}`;
+/**
+ * The path as the endpoint reads it: `/3.0/assets/id=3` however many empty segments it was sent with, and the query's
+ * filters after it (`?filter=status%3DActive`); other query parameters (a cache-buster) are not part of the request.
+ */
+const normalPath = (p: ApiPath) => `/${[p.version, p.endpoint, ...p.segments].join('/')}${p.counted ? `?${p.counted}` : ''}`;

@@ -42,6 +42,8 @@ export interface FieldDef {
   readonly objectOnly?: boolean;
   /** A JSON field that CSV shows as one column of its JSON text, in export and import (a check's points). */
   readonly csvText?: boolean;
+  /** JSON field that holds a list of names (a webhook's events), checked by its resource's hooks. */
+  readonly nameList?: boolean;
   readonly format?: 'email' | 'filename';
   /** Set to the current time by every change. */
   readonly touch?: boolean;

@@ -42,7 +42,7 @@ export const auditlog: Resource = {
 export const auditlogEndpoint: Endpoint = resourceEndpoint(auditlog, {
   async PUT(c) {
     const { ctx } = c;
-    parseQuery(auditlog.def, 'PUT', c.segments, undefined, ctx.catalog.lookup, ctx.limits);
+    parseQuery(auditlog.def, 'PUT', c, undefined, ctx.catalog.lookup, ctx.limits);
     const items = bodyObjects(c.json(), 'PUT');
     if (items.length > ctx.limits.maxBatch) throw tooMany(items.length, ctx.limits.maxBatch);
     const notes = items.map((o) => readFields(auditlog.def, o, 'create', ctx.limits));

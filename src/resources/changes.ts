@@ -77,7 +77,7 @@ export function changesEndpoint(res: Resource): Endpoint {
   const { def } = res;
   return resourceEndpoint(res, {
     async GET(c) {
-      const query = parseQuery(def, 'GET', c.segments, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
+      const query = parseQuery(def, 'GET', c, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
       const cursor = cursorOf(query.conditions);
       if (cursor) {
         const through = await prunedThrough(c.ctx.database);

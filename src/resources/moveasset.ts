@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { bodyObjects, readFields } from '../engine/body.ts';
 import { listRecords, readerOf } from '../engine/list.ts';
-import { parseQuery } from '../engine/query.ts';
+import { parseQuery, pathFilters } from '../engine/query.ts';
 import { clearReference, removeRecords } from '../engine/remove.ts';
 import { updateRecord } from '../engine/update.ts';
 import { checkPrecondition, readIfMatch } from '../engine/precondition.ts';
@@ -69,7 +69,7 @@ export const moveassetEndpoint: Endpoint = {
       if (given.company_id === undefined || given.company_id === null) throw invalidValue('company_id');
       const assetId = Number(given.asset_id);
       const companyId = Number(given.company_id);
-      const moved = parseQuery(assets.def, 'GET', [`id=${assetId}`], undefined, ctx.catalog.lookup, ctx.limits);
+      const moved = parseQuery(assets.def, 'GET', pathFilters(`id=${assetId}`), undefined, ctx.catalog.lookup, ctx.limits);
       const pre = readIfMatch(c.ifMatch);
       return inWriteTx(ctx, async (tx) => {
         const asset = await tx.find(assets.def, assetId);

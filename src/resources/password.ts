@@ -32,7 +32,7 @@ export const passwordEndpoint: Endpoint = {
   handlers: {
     async POST(c) {
       const { ctx } = c;
-      const query = parseQuery(users.def, 'POST', c.segments, undefined, ctx.catalog.lookup, ctx.limits);
+      const query = parseQuery(users.def, 'POST', c, undefined, ctx.catalog.lookup, ctx.limits);
       if (query.conditions.length === 0) throw filterRequired('password', 'POST');
       const [body] = bodyObjects(c.json(), 'POST');
       for (const k of body!.entries.keys()) if (k !== 'new_password') throw invalidField(k);

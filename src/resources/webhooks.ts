@@ -29,7 +29,7 @@ export const webhooks: Resource = {
   def: {
     name: 'webhooks', table: 'webhooks', verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_ONLY,
     fields: [
-      id, companyId, required('url'), { name: 'events', type: 'json', writable: 'always', required: true },
+      id, companyId, required('url'), { name: 'events', type: 'json', writable: 'always', required: true, nameList: true },
       flag('active', 1), data, { name: 'created', type: 'datetime', default: 'now' }, modified, version,
     ],
     relations: [],
@@ -56,7 +56,7 @@ export const webhooks: Resource = {
 export const webhooksEndpoint: Endpoint = resourceEndpoint(webhooks, {
   async PUT(c) {
     const { ctx } = c;
-    parseQuery(webhooks.def, c.verb, c.segments, c.orderHeader, ctx.catalog.lookup, ctx.limits);
+    parseQuery(webhooks.def, c.verb, c, c.orderHeader, ctx.catalog.lookup, ctx.limits);
     const records = readCreates(ctx, webhooks, bodyObjects(c.json(), 'PUT'));
     return inWriteTx(ctx, async (tx) => {
       const ids = await insertRecords(tx, webhooks, records);

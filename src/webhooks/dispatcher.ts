@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import { parseQuery } from '../engine/query.ts';
+import { parseQuery, pathFilters } from '../engine/query.ts';
 import { updateRecords } from '../engine/update.ts';
 import { type Clock, formatDatetime, systemClock } from '../model/dates.ts';
 import { parseJson, type JsonObject } from '../model/json.ts';
@@ -217,7 +217,7 @@ export class Dispatcher {
   /** Sets the webhook inactive through the engine, so that the change is audited (and an event, like any). */
   private async switchOff(hook: Hook, why: string): Promise<void> {
     const ctx = operatorContext(this.database, num(hook.company_id), this.clock);
-    const query = parseQuery(webhooks.def, 'POST', [`id=${hook.id}`], undefined, ctx.catalog.lookup, ctx.limits);
+    const query = parseQuery(webhooks.def, 'POST', pathFilters(`id=${hook.id}`), undefined, ctx.catalog.lookup, ctx.limits);
     await updateRecords(ctx, webhooks, query, parseJson('{"active":0}') as JsonObject);
     this.o.log?.warn({ webhook: hook.id, why }, 'webhook switched off');
   }

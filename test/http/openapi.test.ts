@@ -65,7 +65,7 @@ describe('OpenAPI document', () => {
     const ids = [...new ResponseChecker(doc).operations()].map((o) => o.op.operationId);
     assert.equal(new Set(ids).size, ids.length);
     for (const id of ['listAssets', 'listAssetsFiltered', 'createAssets', 'updateAssets', 'deleteAssets', 'listEndpoints', 'getMetadata',
-      'login', 'logout', 'setPassword', 'getRandomPassword', 'moveAsset', 'uploadFile', 'downloadFile', 'listAuditlog', 'addAuditNote']) {
+      'updateAssetsByQuery', 'deleteAssetsByQuery', 'login', 'logout', 'setPassword', 'setPasswordByQuery', 'getRandomPassword', 'moveAsset', 'uploadFile', 'downloadFile', 'listAuditlog', 'addAuditNote']) {
       assert.ok(ids.includes(id), id);
     }
   });
@@ -87,6 +87,35 @@ describe('OpenAPI document', () => {
     assert.deepEqual(doc.components.securitySchemes.mutualTLS.type, 'mutualTLS');
     assert.deepEqual([doc.components.securitySchemes.session.type, doc.components.securitySchemes.session.scheme], ['http', 'basic']);
     assert.deepEqual(doc.paths['/3.0/login'].post.security, [{ mutualTLS: [] }]);
+  });
+
+  it('describes the query form of filters on every GET, POST and DELETE that takes filters, and page on lists', () => {
+    const filter = doc.components.parameters.Filter;
+    assert.deepEqual({ name: filter.name, in: filter.in, required: filter.required, style: filter.style, explode: filter.explode, type: filter.schema.type },
+      { name: 'filter', in: 'query', required: false, style: 'form', explode: true, type: 'array' });
+    assert.deepEqual({ name: doc.components.parameters.Page.name, in: doc.components.parameters.Page.in, schema: doc.components.parameters.Page.schema },
+      { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } });
+    const refs = (op: any) => (op.parameters ?? []).map((p: any) => p.$ref).filter((r: unknown) => typeof r === 'string');
+    const takingFilters: string[] = [];
+    for (const { template, method, op } of new ResponseChecker(doc).operations()) {
+      const filtered = template.includes('{filters}') || (op.responses['400'] && refs(op).includes('#/components/parameters/Filter'));
+      if (!filtered || method === 'put') continue;
+      takingFilters.push(`${method} ${template}`);
+      assert.ok(refs(op).includes('#/components/parameters/Filter'), `${method} ${template} takes ?filter=`);
+      assert.equal(refs(op).includes('#/components/parameters/Page'), method === 'get', `${method} ${template}: ?page= on lists only`);
+    }
+    for (const op of ['get /3.0/assets', 'get /3.0/assets/{filters}', 'post /3.0/assets', 'post /3.0/assets/{filters}', 'delete /3.0/assets',
+      'delete /3.0/assets/{filters}', 'post /3.0/password', 'get /3.0/changes']) assert.ok(takingFilters.includes(op), op);
+    assert.equal(doc.paths['/3.0/assets'].post.operationId, 'updateAssetsByQuery');
+    // Types a generated client can use: JSON objects as maps, a webhook's events as a list of names.
+    const open = { type: 'object', additionalProperties: true };
+    assert.deepEqual(doc.components.schemas.Assets.properties.data.anyOf[0], open);
+    assert.deepEqual(doc.components.schemas.Companies.properties.styles, { type: ['object', 'null'], additionalProperties: true });
+    assert.deepEqual(doc.components.schemas.Webhooks.properties.events.items, { type: 'string', minLength: 1 });
+    assert.equal(doc.components.schemas.WebhooksCreate.properties.events.type, 'array');
+    assert.equal(doc.paths['/3.0/assets'].delete.operationId, 'deleteAssetsByQuery');
+    assert.equal(refs(doc.paths['/3.0/endpoints'].get).includes('#/components/parameters/Filter'), false);
+    assert.equal(doc.paths['/3.0/assets'].put.parameters.some((p: any) => p.$ref === '#/components/parameters/Filter'), false);
   });
 
   it('the check notices answers that differ from the document', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { pruneChanges } from '../../src/feed/prune.ts';
-import { type Made, PDF, type Tour, type World } from './openapi-tour.ts';
+import { type Made, PDF, takesQueryFilters, type Tour, withFilters, type World } from './openapi-tour.ts';
 import { sessionHeader, type User, uniqueName } from './workflows.ts';
 
 /** A JSON body as a one-record CSV import: its plain members, and `data`'s as `data.<key>` (other objects left out). */
@@ -67,6 +67,10 @@ async function readAndUpdate(w: World, ids: Record<string, number>): Promise<voi
       await tour.expect(400, api, 'GET', template, { headers: { 'x-api-result-order': 'no_such_field' } });
     }
     if (template.includes('{filters}')) await tour.expect(400, api, 'GET', template.replace('{filters}', 'no_such_field=1'));
+    // The same filters (and page) in the query string, on either path.
+    if (!takesQueryFilters(op)) continue;
+    await tour.expect(200, api, 'GET', `${template.replace('{filters}', `${key(template)}>0`)}?filter=${key(template)}%3E0&page=1`);
+    await tour.expect(400, api, 'GET', `${template.replace('{filters}', `${key(template)}>0`)}?filter=no_such_field%3D1`);
   }
   await tour.expect(200, api, 'GET', '/3.0/assets/data.costcode=P-10/location.description~hal');
   await tour.expect(200, api, 'HEAD', '/3.0/assets');
@@ -78,6 +82,7 @@ async function readAndUpdate(w: World, ids: Record<string, number>): Promise<voi
   for (const [endpoint, id] of Object.entries(ids)) {
     const update = tour.checker.operationFor('POST', `/3.0/${endpoint}/id=1`);
     if (update) await tour.expect(200, api, 'POST', `/3.0/${endpoint}/id=${id}`, { body: {} });
+    if (update) await tour.expect(200, api, 'POST', `/3.0/${endpoint}?filter=id%3D${id}`, { body: {} });
   }
   await tour.expect(200, api, 'POST', `/3.0/assets/id=${ids.assets}`, { body: { last_check: '2029-01-31', data: { costcode: 'P-11' } } });
   await tour.expect(200, api, 'POST', `/3.0/assetqueue/id=${ids.assetqueue}`, { body: { released: 1 } });
@@ -93,7 +98,9 @@ async function sessions(w: World, made: Made): Promise<void> {
   await tour.expect(200, api, 'GET', '/3.0/users', asAdmin);
   await tour.expect(200, api, 'GET', '/3.0/messages', asReader);
   await tour.expect(200, api, 'POST', `/3.0/password/id=${made.user}`, { ...asAdmin, body: { new_password: 'correct horse battery' } });
+  await tour.expect(200, api, 'POST', `/3.0/password?filter=id%3D${made.user}`, { ...asAdmin, body: { new_password: 'correct horse battery' } });
   await tour.expect(403, api, 'POST', `/3.0/password/id=${admin.id}`, { ...asReader, body: { new_password: 'correct horse battery' } });
+  await tour.expect(403, api, 'POST', `/3.0/password?filter=id%3D${admin.id}`, { ...asReader, body: { new_password: 'correct horse battery' } });
   await tour.expect(400, api, 'POST', `/3.0/password/id=${made.user}`, { ...asAdmin, body: { new_password: 'short' } });
   await tour.expect(400, api, 'POST', '/3.0/password', { ...asAdmin, body: { new_password: 'correct horse battery' } });
   await tour.expect(403, api, 'PUT', '/3.0/assets', { ...asReader, body: { asset_no: 'R-1' } });
@@ -150,7 +157,10 @@ async function refusals(w: World, ids: Record<string, number>, made: Made): Prom
   const tooMany = JSON.stringify(Array.from({ length: 1001 }, () => ({})));
   for (const { template, method, op } of tour.checker.operations()) {
     if (!template.startsWith('/3.0/') || template.startsWith('/3.0/password') || template.startsWith('/3.0/upload')) continue;
-    const filtered = template.replace('{filters}', 'id=99999999');
+    const filtered = withFilters(template, op, 'id=99999999');
+    const unfiltered = template.replace('/{filters}', '');
+    const unknownField = withFilters(template, op, 'no_such_field=1');
+    const takesFilters = template.includes('{filters}') || (method !== 'get' && takesQueryFilters(op));
     if (method === 'put' && op.responses['400']) {
       await tour.expect(400, api, 'PUT', template, { body: { no_such_field: 1 } });
       await tour.expect(400, api, 'PUT', template, { body: '{"a":' });
@@ -158,18 +168,18 @@ async function refusals(w: World, ids: Record<string, number>, made: Made): Prom
       await tour.expect(400, api, 'PUT', `${template}/id=1`, { body: {} });
       await tour.expect(400, api, 'PUT', template, { body: { [wrongTyped(tour, op)]: [] } });
     }
-    if (method === 'post' && template.includes('{filters}')) {
+    if (method === 'post' && takesFilters) {
       await tour.expect(400, api, 'POST', filtered, { body: { no_such_field: 1 } });
       await tour.expect(400, api, 'POST', filtered, { body: '[]' });
-      await tour.expect(400, api, 'POST', template.replace('/{filters}', ''), { body: {} });
-      await tour.expect(400, api, 'POST', template.replace('{filters}', 'no_such_field=1'), { body: {} });
+      await tour.expect(400, api, 'POST', unfiltered, { body: {} });
+      await tour.expect(400, api, 'POST', unknownField, { body: {} });
       const field = wrongTyped(tour, op);
       if (field) await tour.expect(400, api, 'POST', filtered, { body: { [field]: [] } });
     }
     if (method === 'delete') {
       await tour.expect(200, api, 'DELETE', filtered);
-      await tour.expect(400, api, 'DELETE', template.replace('/{filters}', ''));
-      await tour.expect(400, api, 'DELETE', template.replace('{filters}', 'no_such_field=1'));
+      await tour.expect(400, api, 'DELETE', unfiltered);
+      await tour.expect(400, api, 'DELETE', unknownField);
     }
   }
   const asset = (await tour.expect(200, api, 'GET', `/3.0/assets/id=${ids.assets}`)).response[0];
@@ -235,4 +245,5 @@ async function pruned(w: World): Promise<void> {
   await sql`UPDATE events SET created = '2000-01-01 00:00:00'`.execute(w.svc.database.db);
   await pruneChanges(w.svc.database, 30, w.svc.clock.now());
   await w.tour.expect(410, w.api, 'GET', '/3.0/changes/seq>0');
+  await w.tour.expect(410, w.api, 'GET', '/3.0/changes?filter=seq%3E0');
 }

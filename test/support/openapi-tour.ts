@@ -72,10 +72,22 @@ export class Tour {
 /** One request for an operation of the document, on concrete ids. */
 export interface Target { readonly id: string; readonly method: string; readonly path: string; readonly op: any; readonly template: string }
 
+/** Whether the operation takes filters in the query string (`?filter=`). */
+export const takesQueryFilters = (op: any): boolean => op.parameters?.some((p: any) => p.$ref === '#/components/parameters/Filter') === true;
+
+/**
+ * The path of a request with `filters`: in its `{filters}` segments, or, on a path without any, in the query string
+ * (the update and delete that take their filters there only).
+ */
+export function withFilters(template: string, op: any, filters: string): string {
+  if (template.includes('{filters}')) return template.replace('{filters}', filters);
+  return takesQueryFilters(op) ? `${template}?${filters.split('/').map((f) => `filter=${encodeURIComponent(f)}`).join('&')}` : template;
+}
+
 export function targets(checker: ResponseChecker, o: { filters: string; token: string }): Target[] {
   return [...checker.operations()].map(({ template, method, op }) => ({
     id: op.operationId, method: method.toUpperCase(), op, template,
-    path: template.replace('{filters}', o.filters).replace('{token}', o.token),
+    path: withFilters(template, op, o.filters).replace('{token}', o.token),
   }));
 }
 
@@ -171,6 +183,7 @@ async function sweepHeaders(w: World, made: Made, api: readonly Target[]): Promi
   // moveasset's If-Match speaks of the asset its body names; elsewhere no record matches the filters.
   const valid: Record<string, string> = {
     moveAsset: JSON.stringify({ asset_id: made.asset, company_id: w.top }), setPassword: JSON.stringify({ new_password: 'a valid password' }),
+    setPasswordByQuery: JSON.stringify({ new_password: 'a valid password' }),
   };
   for (const t of api.filter((x) => documents(x, 412))) {
     const body = valid[t.id] ?? bodyOf(t);

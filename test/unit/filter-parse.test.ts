@@ -13,7 +13,7 @@ import type { Query } from '../../src/engine/types.ts';
 const registry = createRegistry();
 
 function query(endpoint: string, segments: readonly string[], verb: Verb = 'GET'): Query {
-  return parseQuery(registry.lookup(endpoint), verb, segments, undefined, registry.lookup, DEFAULT_LIMITS);
+  return parseQuery(registry.lookup(endpoint), verb, { segments, query: [] }, undefined, registry.lookup, DEFAULT_LIMITS);
 }
 
 /** `fn` must throw exactly 400 invalid_filter `Invalid filter definition: <raw>`. */
