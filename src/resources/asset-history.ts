@@ -11,6 +11,7 @@ import { addMonths, todayIn, validZone } from '../model/dates.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
 import { fieldsJson, recordEntry } from '../engine/audit.ts';
+import { visible } from '../engine/select.ts';
 import type { WriteTx } from '../engine/types.ts';
 
 export const OUT_OF_TOLERANCE = 'Out of tolerance';
@@ -28,12 +29,19 @@ function dataOf(text: unknown): JsonObject | null {
 }
 
 /**
- * The check types a company's assets take (the built-in ones and the `check_types`
- * of the company and its ancestors), and today's date in the company's time zone.
+ * Where a new check of `asset` belongs, read in one statement: the asset's company (the
+ * check's), the check types its assets take (the built-in ones and the `check_types` of
+ * the company and its ancestors) and today's date in the company's time zone; null when
+ * the caller cannot see the asset.
  */
-export async function checkTypesOf(tx: WriteTx, companyId: number): Promise<{ types: Set<string>; today: string }> {
-  const { rows } = await tx.run<{ id: number; data: string | null }>('check-types', () => sql`SELECT c.id, ${tx.shape.hooks.text(sql.ref('c.data'))} AS data
-    FROM company_closure AS cc JOIN companies AS c ON c.id = cc.ancestor_id WHERE cc.descendant_id = ${P('company')}`, { company: companyId });
+export async function placeOf(tx: WriteTx, asset: number): Promise<{ companyId: number; types: Set<string>; today: string } | null> {
+  const { hooks } = tx.shape;
+  const { rows } = await tx.run<{ company_id: number; id: number; data: string | null }>('check-place', () => sql`SELECT a.company_id, c.id,
+    ${hooks.text(sql.ref('c.data'))} AS data FROM assets AS a JOIN company_closure AS cc ON cc.descendant_id = a.company_id
+    JOIN companies AS c ON c.id = cc.ancestor_id WHERE a.id = ${P('asset')} AND ${visible(tx.shape, tx.ctx.catalog.lookup('assets'), 'a', 'probe')}`,
+  { asset });
+  if (rows.length === 0) return null;
+  const companyId = Number(rows[0]!.company_id);
   const types = new Set(BUILT_IN_TYPES);
   let zone = 'UTC';
   for (const row of rows) {
@@ -43,29 +51,38 @@ export async function checkTypesOf(tx: WriteTx, companyId: number): Promise<{ ty
     const z = data?.entries.get('timezone');
     if (Number(row.id) === companyId && typeof z === 'string' && validZone(z)) zone = z;
   }
-  return { types, today: todayIn(zone, new Date(`${tx.now.replace(' ', 'T')}Z`)) };
+  return { companyId, types, today: todayIn(zone, new Date(`${tx.now.replace(' ', 'T')}Z`)) };
+}
+
+interface Standard {
+  id: number; status: string; next_check: string | null; day: string | null; result: string | null; next: string | null;
 }
 
 /**
- * 409 for the first standard not in calibration on `day`: its latest check on or
- * before that day failed or gave a next check before it; with no such check, its own
- * next check is before the day or it is out of tolerance.
+ * The standards of a check of `asset` dated `day`, read in one statement: each must be
+ * another asset the caller can see (else 400), and in calibration on the day (else 409
+ * for the first that is not): its latest check on or before the day neither failed nor
+ * gave a next check before it; with no such check, its own next check is not before the
+ * day and it is not out of tolerance.
  */
-export async function refuseOutOfCalibration(tx: WriteTx, standards: readonly number[], day: string): Promise<void> {
+export async function checkStandards(tx: WriteTx, asset: number, standards: readonly number[], day: string): Promise<void> {
+  if (standards.length === 0) return;
+  const { hooks } = tx.shape;
+  const { rows } = await tx.run<Standard>('check-standards', () => sql`SELECT s.id, s.status, s.next_check, c.check_date AS day,
+    c.result, c.next_check AS next FROM assets AS s LEFT JOIN assetchecks AS c ON c.id = (SELECT lc.id FROM assetchecks AS lc
+      WHERE lc.asset_id = s.id AND lc.check_date <= ${P('day')} ORDER BY lc.check_date DESC, lc.id DESC LIMIT 1)
+    WHERE ${hooks.inIds(sql.ref('s.id'), P('ids'))} AND ${visible(tx.shape, tx.ctx.catalog.lookup('assets'), 's', 'probe')}`,
+  { ids: hooks.idList(standards), day });
+  const found = new Map(rows.map((r) => [Number(r.id), r]));
+  if (standards.some((s) => s === asset || !found.has(s))) throw invalidValue('standard_ids');
   for (const standard of standards) {
-    const { rows: [stored] } = await tx.run<Recorded>('standard-last-check', () => sql`SELECT check_date AS day, result, next_check AS next
-      FROM assetchecks WHERE asset_id = ${P('asset')} AND check_date <= ${P('day')} ORDER BY check_date DESC, id DESC LIMIT 1`,
-    { asset: standard, day });
+    const s = found.get(standard)!;
+    const stored = s.day === null ? undefined : { day: s.day, result: String(s.result), next: s.next };
     // One this transaction recorded comes after a stored one of the same day.
     const mine = recordedIn(tx).filter((r) => r.asset === standard && r.day <= day).reduce<Recorded | undefined>((a, r) => (!a || r.day >= a.day ? r : a), undefined);
     const last = mine && (!stored || mine.day >= stored.day) ? mine : stored;
-    let fine: boolean;
-    if (last) fine = last.result !== 'fail' && (last.next === null || last.next >= day);
-    else {
-      const { rows: [asset] } = await tx.run<{ status: string; next_check: string | null }>('standard-state',
-        () => sql`SELECT status, next_check FROM assets WHERE id = ${P('asset')}`, { asset: standard });
-      fine = !!asset && asset.status !== OUT_OF_TOLERANCE && (asset.next_check === null || asset.next_check >= day);
-    }
+    const fine = last ? last.result !== 'fail' && (last.next === null || last.next >= day)
+      : s.status !== OUT_OF_TOLERANCE && (s.next_check === null || s.next_check >= day);
     if (!fine) throw dataError(`standard asset ${standard} was not in calibration on ${day}`);
   }
 }
@@ -85,14 +102,6 @@ function recordedIn(tx: WriteTx): Recorded[] {
   return list;
 }
 
-/** Whether a new check dated `day` is the asset's latest (by date, then id: a new check comes after every stored one). */
-async function isLatestCheck(tx: WriteTx, asset: number, day: string): Promise<boolean> {
-  if (recordedIn(tx).some((r) => r.asset === asset && r.day > day)) return false;
-  const { rows } = await tx.run('later-check', () => sql`SELECT 1 AS later FROM assetchecks WHERE asset_id = ${P('asset')} AND check_date > ${P('day')} LIMIT 1`,
-    { asset, day });
-  return rows.length === 0;
-}
-
 /**
  * Before checks are deleted: each asset's `last_result` becomes that of its latest
  * remaining check (its dates and status stay as they are).
@@ -109,7 +118,12 @@ export async function beforeChecksGo(tx: WriteTx, rows: readonly Row[]): Promise
   }
 }
 
-const assetState = (tx: WriteTx) => sql`SELECT t.id, t.company_id, t.status, t.last_check, t.next_check, t.period, t.last_result
+/**
+ * The asset's row, locked for the rest of the transaction; with `day`, also whether a
+ * stored check is dated after it.
+ */
+const assetState = (tx: WriteTx, withLater = false) => sql`SELECT t.id, t.company_id, t.status, t.last_check, t.next_check, t.period,
+    t.last_result ${withLater ? sql`, (SELECT 1 FROM assetchecks AS lc WHERE lc.asset_id = t.id AND lc.check_date > ${P('day')} LIMIT 1) AS later` : sql``}
     FROM assets AS t WHERE t.id = ${P('asset')} ${tx.shape.hooks.lockMatched}`;
 
 /**
@@ -121,11 +135,13 @@ const assetState = (tx: WriteTx) => sql`SELECT t.id, t.company_id, t.status, t.l
  * first, so concurrent checks of one asset take turns.
  */
 export async function followHistory(tx: WriteTx, record: Row): Promise<void> {
-  const { rows: [asset] } = await tx.run<AssetState>('check-asset', () => assetState(tx), { asset: record.asset_id });
   const day = String(record.check_date);
+  const { rows: [asset] } = await tx.run<AssetState & { later: number | null }>('check-asset-later', () => assetState(tx, true),
+    { asset: record.asset_id, day });
   const sent = record.next_check ?? null;
   if (!asset) throw dataError(`assets record ${record.asset_id} is gone`);
-  const latest = await isLatestCheck(tx, asset.id, day);
+  // The latest by date, then id: a new check comes after every stored one and those recorded before it here.
+  const latest = asset.later === null && !recordedIn(tx).some((r) => r.asset === asset.id && r.day > day);
   const result = String(record.result);
   if (asset.last_check !== null && day < asset.last_check) {
     if (sent !== null) throw invalidValue('next_check');

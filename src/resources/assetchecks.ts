@@ -6,8 +6,7 @@ import { dataError, invalidValue } from '../errors.ts';
 import { JsonNumber, type JsonValue, parseJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
 import { readPoints, resultOf, pointsJson, RESULTS } from './check-points.ts';
-import { afterChecks, beforeChecksGo, checkTypesOf, followHistory, refuseOutOfCalibration, STANDARDS_LINK } from './asset-history.ts';
-import { takeAssetCompany } from './owned.ts';
+import { afterChecks, beforeChecksGo, checkStandards, followHistory, placeOf, STANDARDS_LINK } from './asset-history.ts';
 import { ALL_VERBS, ASSET_SHORT, data, embed, id, modified, text, USER_CREATES, version } from './fields.ts';
 import type { Resource, WriteTx } from '../engine/types.ts';
 
@@ -52,21 +51,18 @@ function validate(values: Row, mode: 'create' | 'update'): void {
 
 /** The check's place (its asset's company), its type, and a date not after today where the asset is. */
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
-  await takeAssetCompany(tx, record);
-  const { types, today } = await checkTypesOf(tx, Number(record.company_id));
+  const place = typeof record.asset_id === 'number' ? await placeOf(tx, record.asset_id) : null;
+  if (!place) throw invalidValue('asset_id');
+  record.company_id = place.companyId;
+  const { types, today } = place;
   if (typeof record.check_type !== 'string' || !types.has(record.check_type)) throw invalidValue('check_type');
   if (typeof record.check_date === 'string' && record.check_date > today) throw invalidValue('check_date');
 }
 
 /** The certificate is a file of the same asset; the standards are other assets in scope, in calibration on the day. */
 async function beforeInsert(tx: WriteTx, record: Row): Promise<void> {
-  const assets = tx.ctx.catalog.lookup('assets');
   await refuseOtherAssetsFile(tx, record.file_id, record.asset_id);
-  const standards = JSON.parse(String(record.standard_ids)) as number[];
-  for (const standard of standards) {
-    if (standard === record.asset_id || !(await tx.find(assets, standard))) throw invalidValue('standard_ids');
-  }
-  await refuseOutOfCalibration(tx, standards, String(record.check_date));
+  await checkStandards(tx, Number(record.asset_id), JSON.parse(String(record.standard_ids)) as number[], String(record.check_date));
   await followHistory(tx, record);
 }
 
