@@ -2,7 +2,7 @@
 // record is matched or written (spec §4.4).
 import { invalidField, invalidValue, malformedJson } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
-import { hasNul, JsonNumber, JsonObject, type JsonValue, jsonDepth, stringifyJson } from '../model/json.ts';
+import { hasNul, JsonNumber, JsonObject, type JsonValue, jsonDepth, stringifyJson, writtenText } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
 import type { Limits } from './types.ts';
 
@@ -61,8 +61,11 @@ function convert(field: FieldDef, v: JsonValue, limits: Limits): SqlValue | unde
     case 'datetime': return typeof v === 'string' && isDatetime(v) ? v : undefined;
     case 'json': {
       if (field.objectOnly && !(v instanceof JsonObject)) return undefined;
-      if (jsonDepth(v) > limits.maxJsonDepth || hasNul(v)) return undefined;
-      const text = stringifyJson(v);
+      if (jsonDepth(v) > limits.maxJsonDepth) return undefined;
+      // An object as written is its canonical text most often, and then holds no NUL.
+      const written = v instanceof JsonObject ? writtenText(v) : null;
+      if (written === null && hasNul(v)) return undefined;
+      const text = written ?? stringifyJson(v);
       return Buffer.byteLength(text) <= limits.maxJsonBytes ? text : undefined;
     }
   }

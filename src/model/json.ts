@@ -11,6 +11,9 @@ export class JsonNumber {
 
 export class JsonObject {
   readonly entries = new Map<string, JsonValue>();
+  /** The text the parser read this object from and where in it the object starts (see writtenText). */
+  source: string | null = null;
+  start = 0;
 }
 
 export type JsonValue = null | boolean | string | JsonNumber | JsonValue[] | JsonObject;
@@ -57,6 +60,8 @@ class Parser {
   object(depth: number): JsonObject {
     if (depth > MAX_NESTING) this.fail('nesting too deep');
     const o = new JsonObject();
+    o.source = this.s;
+    o.start = this.i;
     this.i++;
     this.space();
     if (this.s[this.i] === '}') { this.i++; return o; }
@@ -151,6 +156,56 @@ export function stringifyJson(v: JsonValue): string {
   let out = '';
   for (const k of v.entries.keys()) out += `${out ? ',' : ''}${JSON.stringify(k)}:${stringifyJson(v.entries.get(k)!)}`;
   return `{${out}}`;
+}
+
+/**
+ * The object's text as the parser read it, when that is its canonical text (what
+ * stringifyJson writes: the object was written minified, without escapes, and is
+ * unchanged since), else null. Then it holds no NUL either. Checked member by member
+ * against the text, without building any: a PUT of 1,000 assets spent some 3 ms
+ * writing their `data` anew.
+ */
+export function writtenText(o: JsonObject): string | null {
+  if (o.source === null) return null;
+  const end = writtenAt(o, o.source, o.start);
+  return end < 0 ? null : o.source.slice(o.start, end);
+}
+
+// eslint-disable-next-line no-control-regex
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** Where canonical `v` ends when `text` holds it at `at`, else -1. */
+function writtenAt(v: JsonValue, text: string, at: number): number {
+  if (v === null) return text.startsWith('null', at) ? at + 4 : -1;
+  if (typeof v === 'boolean') return text.startsWith(v ? 'true' : 'false', at) ? at + (v ? 4 : 5) : -1;
+  if (typeof v === 'string') return quotedAt(v, text, at);
+  if (v instanceof JsonNumber) return text.startsWith(v.text, at) ? at + v.text.length : -1;
+  const array = Array.isArray(v);
+  if (text.charCodeAt(at) !== (array ? 91 : 123)) return -1;
+  let next = at + 1;
+  let first = true;
+  if (array) {
+    for (const x of v) {
+      if (!first && text.charCodeAt(next++) !== 44) return -1;
+      first = false;
+      if ((next = writtenAt(x, text, next)) < 0) return -1;
+    }
+    return text.charCodeAt(next) === 93 ? next + 1 : -1;
+  }
+  for (const k of v.entries.keys()) {
+    if (!first && text.charCodeAt(next++) !== 44) return -1;
+    first = false;
+    next = quotedAt(k, text, next);
+    if (next < 0 || text.charCodeAt(next) !== 58) return -1;
+    if ((next = writtenAt(v.entries.get(k)!, text, next + 1)) < 0) return -1;
+  }
+  return text.charCodeAt(next) === 125 ? next + 1 : -1;
+}
+
+/** Where `"s"` ends when `text` holds it at `at` and JSON.stringify would write `s` so (nothing to escape), else -1. */
+function quotedAt(s: string, text: string, at: number): number {
+  const end = at + s.length + 1;
+  return text.charCodeAt(at) === 34 && text.charCodeAt(end) === 34 && text.startsWith(s, at + 1) && !ESCAPED.test(s) ? end + 1 : -1;
 }
 
 /** Nesting depth: 0 for a scalar, 1 for a flat object or array. */
