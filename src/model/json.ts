@@ -33,6 +33,8 @@ export function parseJson(text: string): JsonValue {
 
 class Parser {
   i = 0;
+  /** By depth, the keys of the last object read there, in order: the next object's are most often the same. */
+  private readonly keys: string[][] = [];
   constructor(private readonly s: string) {}
 
   fail(what?: string): never {
@@ -65,9 +67,10 @@ class Parser {
     this.i++;
     this.space();
     if (this.s[this.i] === '}') { this.i++; return o; }
-    for (;;) {
+    const known = (this.keys[depth] ??= []);
+    for (let n = 0; ; n++) {
       if (this.s[this.i] !== '"') this.fail();
-      const key = this.string();
+      const key = this.key(known, n);
       this.space();
       if (this.s[this.i] !== ':') this.fail();
       this.i++;
@@ -99,18 +102,56 @@ class Parser {
     }
   }
 
+  /**
+   * The `n`th key of an object: when it is written as the `n`th of the object read
+   * before at this depth (an array of records), that string again, not a copy of it.
+   */
+  key(known: string[], n: number): string {
+    const { s } = this;
+    const guess = known[n];
+    if (guess !== undefined && s.charCodeAt(this.i + guess.length + 1) === 34 && s.startsWith(guess, this.i + 1)) {
+      this.i += guess.length + 2;
+      return guess;
+    }
+    const start = this.i;
+    const key = this.string();
+    // Kept only when written without escapes: then the text between its quotes is the key itself.
+    if (this.i - start === key.length + 2) known[n] = key;
+    return key;
+  }
+
+  /**
+   * The longest `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?` here within 400 characters
+   * (a longer number is cut there, and what follows refused).
+   */
   number(): JsonNumber {
-    const m = NUMBER.exec(this.s.slice(this.i, this.i + 400));
-    if (!m) this.fail();
-    this.i += m[0].length;
-    return new JsonNumber(m[0]);
+    const { s } = this;
+    const start = this.i;
+    const end = Math.min(s.length, start + 400);
+    let i = start;
+    if (s.charCodeAt(i) === 45) i++;
+    if (i < end && s.charCodeAt(i) === 48) i++;
+    else if (digitAt(s, i, end)) while (digitAt(s, i, end)) i++;
+    else this.fail();
+    if (i < end && s.charCodeAt(i) === 46 && digitAt(s, i + 1, end)) for (i += 2; digitAt(s, i, end); i++);
+    if (i < end && (s.charCodeAt(i) === 101 || s.charCodeAt(i) === 69)) {
+      let j = i + 1;
+      if (j < end && (s.charCodeAt(j) === 43 || s.charCodeAt(j) === 45)) j++;
+      if (digitAt(s, j, end)) for (i = j + 1; digitAt(s, i, end); i++);
+    }
+    this.i = i;
+    return new JsonNumber(s.slice(start, i));
   }
 
   string(): string {
+    const { s } = this;
     const start = ++this.i;
-    const end = this.s.indexOf('"', start);
-    const chunk = end < 0 ? '' : this.s.slice(start, end);
-    if (end >= 0 && !chunk.includes('\\') && !CONTROL.test(chunk)) { this.i = end + 1; return chunk; }
+    // Most strings hold no escape: one pass finds their end.
+    for (let i = start; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 34) { this.i = i + 1; return s.slice(start, i); }
+      if (c === 92 || c < 0x20) break;
+    }
     let out = '';
     for (;;) {
       const c = this.s.charCodeAt(this.i);
@@ -139,10 +180,8 @@ class Parser {
   }
 }
 
+const digitAt = (s: string, at: number, end: number) => at < end && s.charCodeAt(at) >= 48 && s.charCodeAt(at) <= 57;
 const LITERALS: readonly (readonly [string, JsonValue])[] = [['true', true], ['false', false], ['null', null]];
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f]/;
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 /** Canonical minified text of a value: keys in written order, numbers as written. */
