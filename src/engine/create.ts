@@ -341,11 +341,16 @@ class UniqueValues {
   async prefetch(records: readonly Row[]): Promise<void> {
     const { tx, def, columns } = this;
     const { hooks } = tx.shape;
-    const keys = [...new Set(records.map((r) => this.keyOf(r)).filter((k): k is string => k !== null && !this.probed.has(k)))];
+    // The values of each key not looked up before, by key, in the records' order.
+    const wanted = new Map<string, (string | number)[]>();
+    for (const r of records) {
+      const k = this.keyOf(r);
+      if (k !== null && !this.probed.has(k) && !wanted.has(k)) wanted.set(k, columns.map((c) => r[c]!));
+    }
     const intColumn = columns.map((c) => def.fields.find((f) => f.name === c)?.type === 'int');
-    for (const part of chunks(keys, KEYS_PER_LOOKUP)) {
-      const tuples = part.map((k) => JSON.parse(k) as (string | number)[]);
-      const lists = Object.fromEntries(columns.map((_c, i) => [`u${i}`, hooks.idList([...new Set(tuples.map((t) => t[i]!))])]));
+    for (const entries of chunks([...wanted], KEYS_PER_LOOKUP)) {
+      const part = entries.map(([k]) => k);
+      const lists = Object.fromEntries(columns.map((_c, i) => [`u${i}`, hooks.idList([...new Set(entries.map(([, t]) => t[i]!))])]));
       const { rows } = await tx.run<Row>(`unique-many|${def.name}|${columns.join(',')}`, () => sql`SELECT ${sql.join(columns.map((c) => sql.ref(c)))}
         FROM ${sql.table(def.table)} WHERE ${sql.join(columns.map((c, i) =>
           (intColumn[i] ? hooks.inIds : hooks.inTexts)(sql.ref(c), new Param(`u${i}`))), sql` AND `)}`, lists);
