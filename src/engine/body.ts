@@ -2,7 +2,7 @@
 // record is matched or written (spec §4.4).
 import { invalidField, invalidValue, malformedJson } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
-import { hasNul, JsonNumber, JsonObject, type JsonValue, jsonDepth, stringifyJson } from '../model/json.ts';
+import { hasNul, JsonNumber, JsonObject, type JsonValue, jsonDepth, stringifyJson, writtenText } from '../model/json.ts';
 import type { FieldDef, ResourceDef, Row, SqlValue } from '../model/types.ts';
 import type { Limits } from './types.ts';
 
@@ -21,15 +21,29 @@ export function bodyObjects(body: JsonValue | undefined, verb: 'POST' | 'PUT'): 
   return body;
 }
 
+/** Each definition's fields by name (a PUT reads a thousand bodies). */
+const fieldsByName = new WeakMap<ResourceDef, ReadonlyMap<string, FieldDef>>();
+
+function fieldNamed(def: ResourceDef, name: string): FieldDef | undefined {
+  let byName = fieldsByName.get(def);
+  if (!byName) {
+    const map = new Map<string, FieldDef>();
+    for (const f of def.fields) if (!map.has(f.name)) map.set(f.name, f);
+    fieldsByName.set(def, (byName = map));
+  }
+  return byName.get(name);
+}
+
 /** Reads the fields of one body object; `mode` decides which fields are writable. */
 export function readFields(def: ResourceDef, body: JsonObject, mode: 'create' | 'update', limits: Limits): Row {
   const out: Row = {};
-  for (const [key, raw] of body.entries) {
-    const field = def.fields.find((f) => f.name === key);
+  for (const key of body.entries.keys()) {
+    const field = fieldNamed(def, key);
     if (!field?.writable || (field.writable !== 'always' && field.writable !== mode)) throw invalidField(key);
-    const value = convert(field, raw, limits);
+    const value = convert(field, body.entries.get(key)!, limits);
     if (value === undefined) throw invalidValue(key);
-    out[key] = value;
+    // The field's own name: the same text as the key, already interned.
+    out[field.name] = value;
   }
   return out;
 }
@@ -47,8 +61,11 @@ function convert(field: FieldDef, v: JsonValue, limits: Limits): SqlValue | unde
     case 'datetime': return typeof v === 'string' && isDatetime(v) ? v : undefined;
     case 'json': {
       if (field.objectOnly && !(v instanceof JsonObject)) return undefined;
-      if (jsonDepth(v) > limits.maxJsonDepth || hasNul(v)) return undefined;
-      const text = stringifyJson(v);
+      if (jsonDepth(v) > limits.maxJsonDepth) return undefined;
+      // An object as written is its canonical text most often, and then holds no NUL.
+      const written = v instanceof JsonObject ? writtenText(v) : null;
+      if (written === null && hasNul(v)) return undefined;
+      const text = written ?? stringifyJson(v);
       return Buffer.byteLength(text) <= limits.maxJsonBytes ? text : undefined;
     }
   }

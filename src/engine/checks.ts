@@ -34,10 +34,14 @@ export async function checkReferences(tx: WriteTx, def: ResourceDef, record: Row
     const value = record[f.name];
     if (!f.references || value === null || value === undefined) continue;
     const target = tx.ctx.catalog.lookup(f.references.resource);
-    const found = await find(target, Number(value));
-    if (!found) throw invalidValue(f.name);
-    if (f.references.rule === 'same-company' && found[target.scopeColumn] !== record[def.scopeColumn]) throw invalidValue(f.name);
+    referenceHolds(def, record, f, target, await find(target, Number(value)));
   }
+}
+
+/** Refuses the reference of field `f` when `found`, the record of `target` it names, is missing (or not visible) or of another company. */
+export function referenceHolds(def: ResourceDef, record: Row, f: FieldDef, target: ResourceDef, found: Row | null): void {
+  if (!found) throw invalidValue(f.name);
+  if (f.references?.rule === 'same-company' && found[target.scopeColumn] !== record[def.scopeColumn]) throw invalidValue(f.name);
 }
 
 export const alreadyInUse = (def: ResourceDef, columns: readonly string[], record: Row) => {

@@ -1,19 +1,35 @@
 // Dates are `YYYY-MM-DD` and datetimes `YYYY-MM-DD HH:MM:SS`, always UTC.
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+/** The number the ASCII digits of s[from, to) write, or -1 when one is not a digit. */
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
 
-/** A real calendar date in `YYYY-MM-DD` form. */
-export function isDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+/** s starts with a real calendar date in `YYYY-MM-DD` form (read character by character: a PUT checks thousands). */
+function startsWithDate(s: string): boolean {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 7);
+  const d = digits(s, 8, 10);
   return y >= 1 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo);
 }
 
+/** A real calendar date in `YYYY-MM-DD` form. */
+export const isDate = (s: string): boolean => s.length === 10 && startsWithDate(s);
+
+/** A real date and time in `YYYY-MM-DD HH:MM:SS` form. */
 export function isDatetime(s: string): boolean {
-  const m = DATETIME.exec(s);
-  return !!m && isDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60;
+  if (s.length !== 19 || s.charCodeAt(10) !== 32 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || !startsWithDate(s)) return false;
+  const h = digits(s, 11, 13);
+  const m = digits(s, 14, 16);
+  const sec = digits(s, 17, 19);
+  return h >= 0 && h < 24 && m >= 0 && m < 60 && sec >= 0 && sec < 60;
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
