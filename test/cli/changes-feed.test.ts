@@ -9,6 +9,7 @@ import { addCompany } from '../../src/admin/accounts.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { openStageDatabase, prepareServe, show, type Stage, startServe, withStage } from '../support/stage.ts';
+import type { Inserted } from '../support/api.ts';
 
 interface Change { seq: number; endpoint: string; record_id: number; op: string }
 
@@ -28,7 +29,7 @@ async function follow(api: () => TestClient, log: Change[], more: () => boolean)
       await new Promise((done) => setTimeout(done, 20));
       continue;
     }
-    const page: Change[] = r.body.response;
+    const page = r.reply<Change[]>();
     log.push(...page.map(({ seq, endpoint, record_id, op }) => ({ seq, endpoint, record_id, op })));
     if (page.length === 0) {
       if (!more()) return;
@@ -42,7 +43,7 @@ async function write(api: TestClient, tag: string, stop: () => boolean): Promise
   for (let i = 0; !stop(); i++) {
     const r = await api.put('/3.0/departments', i % 5 === 4 ? [{ description: `rolled back ${tag}` }, { description: 7 }] : { description: `${tag}${i}` })
       .catch(() => null);
-    const id = r?.status === 201 ? r.body.response.ids[0] : null;
+    const id = r?.status === 201 ? r.reply<Inserted>().ids[0] : null;
     if (id === null) continue;
     if (i % 3 === 0) await api.post(`/3.0/departments/id=${id}`, { description: `${tag}${i} again` }).catch(() => null);
     if (i % 7 === 0) await api.delete(`/3.0/departments/id=${id}`).catch(() => null);

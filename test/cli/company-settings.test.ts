@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { limited, openStageDatabase, type Result, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
+import type { Asset, Inserted, QueueEntry, Reminder } from '../support/api.ts';
 
 function ok(r: Result): string {
   assert.equal(r.code, 0, show(r));
@@ -79,22 +80,22 @@ for (const kind of DB_KINDS) {
           assert.match(direct.text, /company 1 adds assets through assetqueue/);
           const queued = await asScanner.put('/3.0/assetqueue', { asset_no: 'Q-1', description: 'Caliper' });
           assert.equal(queued.status, 201, queued.text);
-          const entry: number = queued.body.response.ids[0];
+          const entry: number = queued.reply<Inserted>().ids[0]!;
           const byScanner = await asScanner.post(`/3.0/assetqueue/id=${entry}`, { released: 1 });
           assert.equal(byScanner.status, 400, byScanner.text);
           assert.match(byScanner.text, /invalid field released/);
           assert.equal((await asErp.post(`/3.0/assetqueue/id=${entry}`, { released: 1 })).status, 200);
-          const released = (await asErp.get(`/3.0/assetqueue/id=${entry}`)).body.response[0];
+          const released = (await asErp.get(`/3.0/assetqueue/id=${entry}`)).reply<QueueEntry[]>()[0]!;
           assert.equal(released.released, 1);
-          assert.equal((await asErp.get(`/3.0/assets/id=${released.asset_id}`)).body.response[0].asset_no, 'Q-1');
+          assert.equal((await asErp.get(`/3.0/assets/id=${released.asset_id}`)).reply<Asset[]>()[0]!.asset_no, 'Q-1');
 
           // The reminder run (spec 8.2): a 14-day window in Berlin's today.
           const berlin = todayIn('Europe/Berlin');
-          const soon = (await asErp.put('/3.0/assets', { asset_no: 'DUE-10', next_check: plusDays(berlin, 10) })).body.response.ids[0];
-          const later = (await asErp.put('/3.0/assets', { asset_no: 'DUE-20', next_check: plusDays(berlin, 20) })).body.response.ids[0];
+          const soon = (await asErp.put('/3.0/assets', { asset_no: 'DUE-10', next_check: plusDays(berlin, 10) })).reply<Inserted>().ids[0]!;
+          const later = (await asErp.put('/3.0/assets', { asset_no: 'DUE-20', next_check: plusDays(berlin, 20) })).reply<Inserted>().ids[0]!;
           const run = async () => JSON.parse(ok(await stage.cli('reminders', 'run', '--json'))).created as number;
-          const remindersOf = async (asset: number) => (await asErp.get(`/3.0/assetreminders/asset_id=${asset}`)).body.response
-            .map((r: { due_date: string; remind_date: string }) => [r.due_date, r.remind_date]);
+          const remindersOf = async (asset: number) => (await asErp.get(`/3.0/assetreminders/asset_id=${asset}`)).reply<Reminder[]>()
+            .map((r) => [r.due_date, r.remind_date]);
           assert.equal(await run(), 1, 'within 14 days: only DUE-10');
           assert.deepEqual(await remindersOf(soon), [[plusDays(berlin, 10), plusDays(berlin, -4)]], 'reminded 14 days before');
           assert.deepEqual(await remindersOf(later), []);
@@ -104,7 +105,7 @@ for (const kind of DB_KINDS) {
 
           // The time zone decides "today": Kiritimati (UTC+14) is always a day or two ahead of Pago Pago (UTC-11).
           const edge = plusDays(todayIn('Pacific/Kiritimati'), 30);
-          const far = (await asErp.put('/3.0/assets', { asset_no: 'EDGE', next_check: edge })).body.response.ids[0];
+          const far = (await asErp.put('/3.0/assets', { asset_no: 'EDGE', next_check: edge })).reply<Inserted>().ids[0]!;
           ok(await stage.cli('company', 'set', '1', '--timezone', 'Pacific/Pago_Pago'));
           assert.equal(await run(), 0, `${edge} is beyond 30 days from today in Pago Pago`);
           ok(await stage.cli('company', 'set', '1', '--timezone', 'pacific/kiritimati'));

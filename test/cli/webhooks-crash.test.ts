@@ -65,7 +65,7 @@ for (const kind of DB_KINDS) {
           const heard = () => new Set(s.receiver.of('departments.created').filter((d) => d.headers['x-signature']).map((d) => d.json.data.id));
           await s.receiver.until(() => ids.every((id) => heard().has(id)), 30_000);
           assert.ok(!s.receiver.deliveries.some((d) => String(d.json.data.description).startsWith('rolled back')));
-          assert.ok(s.receiver.deliveries.every((d) => ids.includes(d.json.data.id)));
+          assert.ok(s.receiver.deliveries.every((d) => ids.includes(d.json.data.id as number)));
         } finally {
           api.close();
           await server.dispose();

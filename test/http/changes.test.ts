@@ -10,6 +10,7 @@ import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { login, user } from '../support/workflows.ts';
 import { create, expectError, expectOk, one, start, stop, USER_FIELDS } from './resources-support.ts';
+import type { Change, Inserted } from '../support/api.ts';
 
 const CHANGE_FIELDS = ['seq', 'endpoint', 'record_id', 'op', 'changed', 'company_id', 'data'];
 
@@ -35,10 +36,10 @@ for (const kind of DB_KINDS) {
     const follow = async (client: TestClient, seq: number, headers: Record<string, string> = {}): Promise<any[]> => {
       const out: any[] = [];
       for (let n = seq; ;) {
-        const page = expectOk(await client.get(`/3.0/changes/seq>${n}`, { headers }));
+        const page = expectOk<Change[]>(await client.get(`/3.0/changes/seq>${n}`, { headers }));
         if (page.length === 0) return out;
         out.push(...page);
-        n = page.at(-1).seq;
+        n = page.at(-1)!.seq;
       }
     };
     const head = async () => Number((await sql<{ s: number | null }>`SELECT MAX(seq) AS s FROM events`.execute(svc.database.db)).rows[0]?.s ?? 0);
@@ -85,12 +86,12 @@ for (const kind of DB_KINDS) {
       const mark = await head();
       const ids: number[] = [];
       for (let i = 0; i < 35; i++) ids.push(await create(api, 'departments', { description: `D${i}`, company_id: i % 2 ? child : top }));
-      const page1 = expectOk(await api.get(`/3.0/changes/seq>${mark}/endpoint=departments`));
+      const page1 = expectOk<Change[]>(await api.get(`/3.0/changes/seq>${mark}/endpoint=departments`));
       assert.equal(page1.length, 30);
       const r = await api.get(`/3.0/changes/seq>${mark}/endpoint=departments/page=2`);
-      assert.deepEqual(r.body.pagination, { total_pages: 2, total_records: 35 });
-      assert.deepEqual([...page1, ...r.body.response].map((c: any) => c.record_id), ids);
-      assert.deepEqual(expectOk(await api.get(`/3.0/changes/endpoint=departments/record_id=${ids[3]}/op=created`)).map((c: any) => c.record_id), [ids[3]]);
+      assert.deepEqual(r.envelope.pagination, { total_pages: 2, total_records: 35 });
+      assert.deepEqual([...page1, ...r.reply<Change[]>()].map((c) => c.record_id), ids);
+      assert.deepEqual(expectOk<Change[]>(await api.get(`/3.0/changes/endpoint=departments/record_id=${ids[3]}/op=created`)).map((c) => c.record_id), [ids[3]]);
       const mine = await follow(childApi, mark);
       assert.deepEqual(mine.map((c) => c.record_id), ids.filter((_, i) => i % 2));
       assert.ok(mine.every((c) => c.company_id === child));
@@ -123,7 +124,7 @@ for (const kind of DB_KINDS) {
       const [first, second, third] = changes.map((c) => c.seq as number);
       // Everything up to the second change is old; the third is recent. A webhook delivery still waits on the first.
       await sql`UPDATE events SET created = '2000-01-01 00:00:00' WHERE seq <= ${second}`.execute(svc.database.db);
-      const hook = expectOk(await api.put('/3.0/webhooks', { url: 'https://example.com/hook', events: ['*'] }), 201).ids[0];
+      const hook = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: 'https://example.com/hook', events: ['*'] }), 201).ids[0]!;
       await sql`INSERT INTO webhook_deliveries (webhook_id, company_id, event_seq, event_id, event, status, created, modified)
         SELECT ${hook}, ${top}, seq, event_id, event, 'pending', created, created FROM events WHERE seq = ${first}`.execute(svc.database.db);
       const pruned = await pruneChanges(svc.database, 30, svc.clock.now());

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { create, expectError, expectOk, start, stop, update } from './resources-support.ts';
+import type { Asset } from '../support/api.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 20);
 
@@ -117,9 +118,9 @@ for (const kind of DB_KINDS) {
       const watch = async (client: TestClient, own: number, into: Set<string>) => {
         while (moving) {
           const res = await client.get('/3.0/assets');
-          const ids = expectOk(res).map((r: { id: number }) => r.id);
+          const ids = expectOk<Asset[]>(res).map((r) => r.id);
           assert.ok(allowed(own).includes(JSON.stringify(ids)), `a mix of trees: ${JSON.stringify(ids)}`);
-          for (const r of res.body.response) assert.ok(r.company_id === x || r.company_id === (own === ownA ? a : b), res.text);
+          for (const r of res.reply<Asset[]>()) assert.ok(r.company_id === x || r.company_id === (own === ownA ? a : b), res.text);
           into.add(JSON.stringify(ids));
         }
       };
@@ -131,8 +132,8 @@ for (const kind of DB_KINDS) {
       moving = false;
       await Promise.all(watchers);
       // X ended under A: A sees it again, B no longer does.
-      assert.deepEqual(expectOk(await clientA.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownA, ...inX]);
-      assert.deepEqual(expectOk(await clientB.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownB]);
+      assert.deepEqual(expectOk<Asset[]>(await clientA.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownA, ...inX]);
+      assert.deepEqual(expectOk<Asset[]>(await clientB.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownB]);
       assert.ok(seen.a.size >= 1 && seen.b.size >= 1);
       assert.deepEqual(await stored(svc), await walked(svc));
     });

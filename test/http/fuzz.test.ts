@@ -52,6 +52,7 @@ import { encodeRequest, exchange, showRequest, type WireOutcome, type WireReques
 import { DB_KINDS, type DbKind, type Service, startService } from '../support/harness.ts';
 import { makeUser, type TestUser } from '../support/sessions.ts';
 import { create, stop } from './resources-support.ts';
+import type { Inserted, LoggedIn } from '../support/api.ts';
 
 const RUNS = (() => {
   const n = Number(process.env.FUZZ_RUNS ?? '100');
@@ -105,7 +106,7 @@ const PERMISSIONS: Readonly<Record<Who, string>> = {
 async function login(w: Pick<World, 'impClient'>, user: TestUser): Promise<string> {
   const r = await w.impClient.post('/3.0/login', { username: user.username, password: user.password });
   assert.equal(r.status, 200, `login of ${user.username}: ${r.text}`);
-  return r.body.response.user_token;
+  return r.reply<LoggedIn>().user_token;
 }
 
 async function setUp(kind: DbKind): Promise<World> {
@@ -140,7 +141,7 @@ async function setUp(kind: DbKind): Promise<World> {
   for (const [i, data] of edgy.entries()) {
     const r = await api.put('/3.0/assets', `{"asset_no":"FZ-edge-${i}","data":${data}}`);
     assert.equal(r.status, 201, r.text);
-    ids.assets!.push(r.body.response.ids[0]);
+    ids.assets!.push(r.reply<Inserted>().ids[0]!);
   }
   const users = {
     admin: await makeUser(svc, A, { level: 'admin', canCreateCompanies: true }),
@@ -184,7 +185,7 @@ async function replenish(w: World): Promise<void> {
   const idOf = async (endpoint: string, body: unknown) => {
     const r = await api.put(`/3.0/${endpoint}`, body);
     if (!ok(r)) return null;
-    const id = r.body.response.ids[0] as number;
+    const id = r.reply<Inserted>().ids[0] as number;
     (w.pools.ids as Record<string, number[]>)[endpoint] = [...(w.pools.ids[endpoint] ?? []), id];
     return id;
   };

@@ -20,6 +20,7 @@ import {
   type Caller, createBody, dataFor, idsIn, inSession, isTenancy, listAll, nextSerial, ownersOf, probesFor, type Rec, rowCount, scopeOf, Seeded,
   seedOrder, type Tenant, UPDATE_CONTEXT, updateBody, writableIn,
 } from '../support/isolation-data.ts';
+import type { Inserted, LoggedIn, Updated } from '../support/api.ts';
 
 // The change feed's records have no id of their own (they are keyed by seq): its scope is tested in changes.test.ts.
 const DEFS: readonly ResourceDef[] = RESOURCES.map((r) => r.def).filter((d) => d.name !== 'changes');
@@ -68,8 +69,9 @@ function expectStatus(res: { status: number; text: string }, status: number, wha
 async function readAs(client: Caller, def: ResourceDef, id: number): Promise<Rec | undefined> {
   const res = await client.get(`/3.0/${def.name}/id=${id}`);
   expectStatus(res, 200, `GET ${def.name}/id=${id}`);
-  assert.ok(res.body.response.length <= 1);
-  return res.body.response[0];
+  const rows = res.reply<Rec[]>();
+  assert.ok(rows.length <= 1);
+  return rows[0];
 }
 
 /** The target a reference of `f` would name in company `owner`: the company itself, or its seeded record. */
@@ -105,7 +107,7 @@ async function seed(svc: Service): Promise<World> {
       const body = createBody(def, t, seeded, TENANCY.name, today(svc));
       const res = await t.client.put(`/3.0/${def.name}`, body);
       expectStatus(res, 201, `seed PUT ${def.name} as ${t.name} ${JSON.stringify(body)}`);
-      seeded.add(def.name, t.id, res.body.response.ids[0]);
+      seeded.add(def.name, t.id, res.reply<Inserted>().ids[0]!);
     }
   }
   // Deliveries are written by the webhook dispatcher, never by a PUT: one per tenant's webhook, as it writes them.
@@ -121,7 +123,7 @@ async function seed(svc: Service): Promise<World> {
   for (const t of [A, A1, B]) {
     const res = await t.client.post(`/3.0/${TENANCY.name}/id=${t.id}`, { data: dataFor(TENANCY, t) });
     expectStatus(res, 200, `POST companies/id=${t.id}`);
-    assert.equal(res.body.response.records_updated, 1);
+    assert.equal(res.reply<Updated>().records_updated, 1);
   }
   // A user of A, in a session, writes a message into A1 (in its scope): A1 then holds a record whose sender it may not see.
   const users = lookup('users');
@@ -131,7 +133,7 @@ async function seed(svc: Service): Promise<World> {
   const impersonating = (await svc.certificate(A.id, { impersonation: true })).client;
   const login = await impersonating.post('/3.0/login', { username: parentUser.username, password: parentUser.password });
   expectStatus(login, 200, 'login');
-  const sent = await inSession(impersonating, login.body.response.user_token).put('/3.0/messages', { company_id: A1.id,
+  const sent = await inSession(impersonating, login.reply<LoggedIn>().user_token).put('/3.0/messages', { company_id: A1.id,
     target_user_id: seeded.first(users.name, A1.id), messagetext: 'a note from the parent company' });
   expectStatus(sent, 201, 'session PUT messages into A1');
   // Users of A1 and B log in through A's certificate (a user may belong to any company, spec §2.2).
@@ -145,9 +147,9 @@ async function seed(svc: Service): Promise<World> {
     const res = await impersonating.post('/3.0/login', { username, password });
     expectStatus(res, 200, `login ${username}`);
     sessions.push({ name: `${t.name}'s admin session through A's certificate`, id: t.id, label: t.label,
-      client: inSession(impersonating, res.body.response.user_token) });
+      client: inSession(impersonating, res.reply<LoggedIn>().user_token) });
   }
-  return { svc, A, A1, B, seeded, crossMessage: sent.body.response.ids[0], parentUser, impersonating, sessions };
+  return { svc, A, A1, B, seeded, crossMessage: sent.reply<Inserted>().ids[0]!, parentUser, impersonating, sessions };
 }
 
 /**
@@ -212,7 +214,7 @@ async function assertCannotUpdate(w: World, viewer: Tenant, def: ResourceDef, ow
       for (const filter of targetingFilters(def, before, owner.label)) {
         const res = await viewer.client.post(`/3.0/${def.name}/${filter}`, body);
         expectStatus(res, 200, `${viewer.name} POST ${def.name}/${filter}`);
-        assert.deepEqual(res.body.response, { records_updated: 0, records_found: 0 }, `${viewer.name} POST ${def.name}/${filter}`);
+        assert.deepEqual(res.envelope.response, { records_updated: 0, records_found: 0 }, `${viewer.name} POST ${def.name}/${filter}`);
       }
       assert.deepEqual(await readAs(w.A.client, def, id), before, `${def.name} ${id} changed`);
     }
@@ -227,7 +229,7 @@ async function assertCannotDelete(w: World, viewer: Tenant, def: ResourceDef, ow
       for (const filter of targetingFilters(def, before, owner.label)) {
         const res = await viewer.client.delete(`/3.0/${def.name}/${filter}`);
         expectStatus(res, 200, `${viewer.name} DELETE ${def.name}/${filter}`);
-        assert.deepEqual(res.body.response, { records_deleted: 0, records_found: 0 }, `${viewer.name} DELETE ${def.name}/${filter}`);
+        assert.deepEqual(res.envelope.response, { records_deleted: 0, records_found: 0 }, `${viewer.name} DELETE ${def.name}/${filter}`);
       }
       assert.deepEqual(await readAs(w.A.client, def, id), before, `${def.name} ${id} changed or vanished`);
     }
@@ -255,7 +257,7 @@ async function assertReferencesRefused(w: World, writer: Tenant, home: Tenant, d
       const res = await writer.client.put(`/3.0/${def.name}`, body);
       const what = `${writer.name} PUT ${def.name} in ${home.name} with ${f.name} of ${owner.name}`;
       expectStatus(res, 400, what);
-      assert.equal(res.body.response.error, invalidValue(f.name), what);
+      assert.equal(res.errorReply.error, invalidValue(f.name), what);
       assert.equal(await rowCount(w.svc, def.table), count, `${what}: a record was written`);
       cases++;
     }
@@ -272,10 +274,10 @@ async function assertReferencesRefused(w: World, writer: Tenant, home: Tenant, d
       if (o.session && UPDATE_CONTEXT[`${def.name}.${f.name}`]) {
         // The context (a release) is itself refused to a session (spec §3, §8.1), before anything is matched.
         expectStatus(res, 400, what);
-        assert.equal(res.body.response.error, 'Field verification failed, invalid field released', what);
+        assert.equal(res.errorReply.error, 'Field verification failed, invalid field released', what);
       } else {
         expectStatus(res, 400, what);
-        assert.equal(res.body.response.error, invalidValue(f.name), what);
+        assert.equal(res.errorReply.error, invalidValue(f.name), what);
       }
       assert.deepEqual(await readAs(writer.client, def, own), before, `${what}: the record changed`);
       cases++;
@@ -534,7 +536,7 @@ for (const kind of DB_KINDS) {
         ] as const) {
           const res = await client.post('/3.0/moveasset', body);
           expectStatus(res, 400, `moveasset ${JSON.stringify(body)}`);
-          assert.equal(res.body.response.error, invalidValue(field));
+          assert.equal(res.errorReply.error, invalidValue(field));
         }
         assert.deepEqual(await readAs(A.client, assets, aAsset), beforeA);
         assert.deepEqual(await readAs(B.client, assets, bAsset), beforeB);
@@ -551,7 +553,7 @@ for (const kind of DB_KINDS) {
         for (const viewer of [B, A1]) {
           const res = await viewer.client.post(path, PNG, { headers: { 'content-type': 'application/octet-stream' } });
           expectStatus(res, 404, `${viewer.name} POST ${path}`);
-          assert.equal(res.body.response.error, missing);
+          assert.equal(res.errorReply.error, missing);
         }
         assert.deepEqual(await readAs(A.client, files, file.id), file);
         expectStatus(await A.client.post(path, PNG, { headers: { 'content-type': 'application/octet-stream' } }), 200, 'A uploads');
@@ -560,7 +562,7 @@ for (const kind of DB_KINDS) {
         for (const viewer of [B, A1]) {
           const res = await viewer.client.get(path);
           expectStatus(res, 404, `${viewer.name} GET ${path}`);
-          assert.equal(res.body.response.error, missing);
+          assert.equal(res.errorReply.error, missing);
           assert.ok(!res.text.includes('PNG'));
         }
       });
@@ -570,7 +572,7 @@ for (const kind of DB_KINDS) {
         for (const viewer of [B, A1]) {
           const res = await viewer.client.post(`/3.0/password/id=${parentUser.id}`, { new_password: `taken-over-${nextSerial()}-password` });
           expectStatus(res, 200, `${viewer.name} POST password`);
-          assert.deepEqual(res.body.response, { records_updated: 0, records_found: 0 });
+          assert.deepEqual(res.envelope.response, { records_updated: 0, records_found: 0 });
         }
         const login = await w.impersonating.post('/3.0/login', { username: parentUser.username, password: parentUser.password });
         expectStatus(login, 200, 'the old password still works');

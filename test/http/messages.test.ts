@@ -39,7 +39,7 @@ for (const kind of DB_KINDS) {
         messagetext: 'Hello', data: { p: 1 }, modified: nowText(svc), sender: null, recipient: null, version: 1,
       });
       assert.deepEqual(keys(m.recipient), USER_FIELDS);
-      assert.equal(m.recipient.id, u);
+      assert.equal(m.recipient!.id, u);
       // A targeted message keeps its own read flag.
       assert.deepEqual(await update(api, `messages/id=${id}`, { message_read: 1 }), { records_updated: 1, records_found: 1 });
       assert.equal(await readState(id), 1);

@@ -33,9 +33,9 @@ for (const kind of DB_KINDS) {
           id, company_id: top, description: 'Workshop', creationdate: nowText(svc), data: { floor: 2 }, modified: nowText(svc), company: null, version: 1,
         });
         assert.deepEqual(keys(r.company), COMPANY_FIELDS);
-        assert.equal(r.company.id, top);
+        assert.equal(r.company!.id, top);
         const inChild = await create(api, endpoint, { description: 'Annex', company_id: child });
-        assert.equal((await one(api, endpoint, inChild)).company.name, 'Child');
+        assert.equal((await one(api, endpoint, inChild)).company!.name, 'Child');
       });
 
       it(`${endpoint}: description is required and non-empty; creationdate is not writable`, async () => {

@@ -7,9 +7,10 @@ import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { TestCert } from '../support/certs.ts';
-import type { TestClient, TestResponse } from '../support/client.ts';
+import { type TestClient, type TestResponse, testResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import type { Endpoint } from '../../src/engine/types.ts';
+import type { Inserted } from '../support/api.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ENDPOINTS = ['assetqueue', 'assetreminders', 'assets', 'auditlog', 'companies', 'departments', 'endpoints', 'externaltypes',
@@ -32,24 +33,24 @@ function requestText(svc: Service, url: string, endpoint: string, method: string
 function expectError(r: TestResponse, status: number, code: string, message: string): void {
   assert.equal(r.status, status, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  assert.deepEqual(Object.keys(r.body), ['request', 'response']);
-  assert.deepEqual(r.body.response, { error: message, code });
+  assert.deepEqual(Object.keys(r.envelope), ['request', 'response']);
+  assert.deepEqual(r.envelope.response, { error: message, code });
 }
 
 /** For messages whose detail (XXXX) the contract leaves open. */
 function expectErrorPrefix(r: TestResponse, status: number, code: string, prefix: string): void {
   assert.equal(r.status, status, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  assert.deepEqual(Object.keys(r.body.response), ['error', 'code']);
-  assert.equal(r.body.response.code, code);
-  assert.ok(r.body.response.error.startsWith(prefix), r.text);
-  assert.ok(r.body.response.error.length > prefix.length, r.text);
+  assert.deepEqual(Object.keys(r.errorReply), ['error', 'code']);
+  assert.equal(r.errorReply.code, code);
+  assert.ok(r.errorReply.error.startsWith(prefix), r.text);
+  assert.ok(r.errorReply.error.length > prefix.length, r.text);
 }
 
 function expectOk(r: TestResponse, status = 200): any {
   assert.equal(r.status, status, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  return r.body.response;
+  return r.envelope.response;
 }
 
 const allowOf = (r: TestResponse) => new Set(String(r.headers.allow ?? '').split(/\s*,\s*/).filter(Boolean));
@@ -63,7 +64,7 @@ function chunkedPut(port: number, cert: TestCert, path: string, chunks: readonly
       res.on('data', (c: Buffer) => parts.push(c));
       res.on('end', () => {
         const text = Buffer.concat(parts).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
+        resolve(testResponse(res.statusCode ?? 0, res.headers, text));
       });
       });
     req.on('error', reject);
@@ -116,15 +117,15 @@ for (const kind of DB_KINDS) {
       const r = await api.get(`${path}?page=2&asset_no=nothing`);
       assert.equal(r.status, 200, r.text);
       assert.ok(r.text.startsWith(`{"request":${requestText(svc, path, 'assets', 'Get')},"pagination":{"total_pages":1,"total_records":1},"response":[{"id":${id},`), r.text);
-      assert.deepEqual(Object.keys(r.body), ['request', 'pagination', 'response']);
-      assert.deepEqual(Object.keys(r.body.request), ['url', 'endpoint', 'requested_version', 'api_version', 'request_method', 'timestamp', 'session']);
+      assert.deepEqual(Object.keys(r.envelope), ['request', 'pagination', 'response']);
+      assert.deepEqual(Object.keys(r.envelope.request), ['url', 'endpoint', 'requested_version', 'api_version', 'request_method', 'timestamp', 'session']);
     });
 
     it('PUT, POST and DELETE: the envelope byte for byte, without pagination, request_method capitalised', async () => {
       const p = await api.put('/3.0/locations', { description: 'Envelope' });
       assert.equal(p.status, 201);
       assert.equal(p.headers['content-type'], JSON_TYPE);
-      const id = p.body.response.ids[0];
+      const id = p.reply<Inserted>().ids[0]!;
       assert.equal(p.text, `{"request":${requestText(svc, '/3.0/locations', 'locations', 'Put')},"response":{"records_inserted":1,"ids":[${id}]}}`);
       const u = await api.post(`/3.0/locations/id=${id}`, { description: 'Envelope 2' });
       assert.equal(u.status, 200);
@@ -268,7 +269,7 @@ for (const kind of DB_KINDS) {
       const options = await api.request('OPTIONS', '/3.0/assets');
       expectError(options, 405, 'method_not_allowed', 'Method OPTIONS not supported on endpoint assets');
       assert.deepEqual(allowOf(options), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
-      assert.equal(options.body.request.request_method, 'Options');
+      assert.equal(options.envelope.request.request_method, 'Options');
       const patch = await api.request('PATCH', '/3.0/assets/id=1', { body: '{}' });
       expectError(patch, 405, 'method_not_allowed', 'Method PATCH not supported on endpoint assets');
       assert.deepEqual(allowOf(patch), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
@@ -281,7 +282,7 @@ for (const kind of DB_KINDS) {
       const lower = await send(api, 'patch /3.0/assets/id=1 HTTP/1.1');
       expectError(lower, 405, 'method_not_allowed', 'Method PATCH not supported on endpoint assets');
       assert.deepEqual(allowOf(lower), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
-      assert.deepEqual([lower.body.request.url, lower.body.request.request_method], ['/3.0/assets/id=1', 'Patch']);
+      assert.deepEqual([lower.envelope.request.url, lower.envelope.request.request_method], ['/3.0/assets/id=1', 'Patch']);
       const unknown = await send(api, 'FOO /3.0/auditlog HTTP/1.1');
       expectError(unknown, 405, 'method_not_allowed', 'Method FOO not supported on endpoint auditlog');
       assert.deepEqual(allowOf(unknown), new Set(['GET', 'HEAD', 'PUT']));
@@ -366,8 +367,8 @@ for (const kind of DB_KINDS) {
         const r = await client.get('/3.0/explode');
         assert.equal(r.status, 500, r.text);
         assert.equal(r.headers['content-type'], JSON_TYPE);
-        assert.equal(r.body.response.code, 'internal');
-        const m = /^Internal error, reference (\S+)$/.exec(r.body.response.error);
+        assert.equal(r.errorReply.code, 'internal');
+        const m = /^Internal error, reference (\S+)$/.exec(r.errorReply.error);
         assert.ok(m, r.text);
         for (const leak of ['no_such_column', 'secret_marker', 'SELECT', 'column', '.ts:', 'at ']) assert.ok(!r.text.includes(leak), `leaks ${leak}: ${r.text}`);
         assert.ok(lines.some((l) => l.includes(m[1]!)), 'the reference is in the log');
@@ -417,8 +418,8 @@ for (const kind of DB_KINDS) {
       for (const path of ['/3.0/assets/asset_no=SLASH-1/', '/3.0//assets//asset_no=SLASH-1//', '//3.0/assets/asset_no=SLASH-1']) {
         const r = await api.get(path);
         assert.deepEqual(expectOk(r), canonical, path);
-        assert.equal(r.body.request.url, path);
-        assert.equal(r.body.request.endpoint, 'assets');
+        assert.equal(r.envelope.request.url, path);
+        assert.equal(r.envelope.request.endpoint, 'assets');
       }
       expectOk(await api.get('/3.0/endpoints/'));
       expectError(await api.post('/3.0/assets//', { status: 'x' }), 400, 'filter_required',
@@ -429,7 +430,7 @@ for (const kind of DB_KINDS) {
       const [id] = await put('assets', { asset_no: 'QS-1' });
       const r = await api.get(`/3.0/assets/id=${id}?id=0&page=9`);
       assert.equal(expectOk(r).length, 1);
-      assert.equal(r.body.request.url, `/3.0/assets/id=${id}`);
+      assert.equal(r.envelope.request.url, `/3.0/assets/id=${id}`);
       assert.equal(expectOk(await api.get('/3.0/endpoints?x=1')).length, 16);
       // A query string is not a filter: POST and DELETE still need one.
       expectError(await api.delete(`/3.0/assets?id=${id}`), 400, 'filter_required',
@@ -591,7 +592,7 @@ for (const kind of DB_KINDS) {
           'Field verification failed, invalid value for data');
         const r = await api.put('/3.0/assets', `{"asset_no":"DEEP-X","data":${'['.repeat(5000)}${']'.repeat(5000)}}`);
         assert.equal(r.status, 400, r.text);
-        assert.ok(['invalid_value', 'malformed_json'].includes(r.body.response.code), r.text);
+        assert.ok(['invalid_value', 'malformed_json'].includes(r.errorReply.code), r.text);
       });
     });
 
@@ -615,12 +616,12 @@ for (const kind of DB_KINDS) {
       const many = segments(33);
       const r = await api.get(`/3.0/assets/${many.join('/')}`);
       assert.equal(r.status, 400, r.text);
-      assert.equal(r.body.response.code, 'invalid_filter');
-      assert.ok(many.map((s) => `Invalid filter definition: ${s}`).includes(r.body.response.error), r.text);
+      assert.equal(r.errorReply.code, 'invalid_filter');
+      assert.ok(many.map((s) => `Invalid filter definition: ${s}`).includes(r.errorReply.error), r.text);
       await writesNothing(async () => {
         const d = await api.delete(`/3.0/assets/${many.join('/')}`);
         assert.equal(d.status, 400, d.text);
-        assert.equal(d.body.response.code, 'invalid_filter');
+        assert.equal(d.errorReply.code, 'invalid_filter');
       });
     });
 
@@ -665,7 +666,7 @@ for (const kind of DB_KINDS) {
       const before = await count(svc, 'auditlog');
       const big = await api.put('/3.0/locations', bodyOf(1001));
       expectError(big, 413, 'too_large', 'Request body exceeds 1000 bytes');
-      assert.equal(big.body.request.request_method, 'Put');
+      assert.equal(big.envelope.request.request_method, 'Put');
       expectError(await api.put('/3.0/locations', { description: 'x'.repeat(5000) }), 413, 'too_large', 'Request body exceeds 1000 bytes');
       assert.equal(await count(svc, 'locations'), 0);
       assert.equal(await count(svc, 'auditlog'), before);

@@ -17,6 +17,7 @@ import { DB_KINDS, type DbKind, type Service, startService } from '../support/ha
 import { type RawRow, ReferenceSerializer, type ResourceName, SPECS } from '../support/reference-json.ts';
 import { Api, makeUser } from '../support/sessions.ts';
 import { stop } from './resources-support.ts';
+import type { Inserted } from '../support/api.ts';
 
 const RUNS = (() => {
   const n = Number(process.env.PROPERTY_RUNS ?? '25');
@@ -528,7 +529,7 @@ for (const kind of DB_KINDS) {
         + `"location_id":${loc},"data":{"10":1,"2":{"b":1.50,"a":-0},"k":"x\\u2028","1e3":1e3,"big":12345678901234567890}}`;
       const res = await writer.put('/3.0/assets', payload);
       assert.equal(res.status, 201, res.text);
-      const id = Number(res.body.response.ids[0]);
+      const id = Number(res.reply<Inserted>().ids[0]);
       const file = await put(world, writer, 'files', body([['asset_id', num(id)], ['filename', 'ä.pdf']]), plain);
       const a = await rowOf(world, 'assets', id);
       const l = await rowOf(world, 'locations', loc);
@@ -570,7 +571,7 @@ for (const kind of DB_KINDS) {
     it('a date in the years 0001–0099 is a real calendar date: accepted, stored and read back', async () => {
       const res = await world.writer.put('/3.0/assets', { company_id: world.co.A, asset_no: tagged('early'), next_check: '0050-06-15' });
       assert.equal(res.status, 201, `${kind}: ${res.text}`);
-      const id = Number(res.body.response.ids[0]);
+      const id = Number(res.reply<Inserted>().ids[0]);
       const got = await world.writer.get('/3.0/assets/next_check=0050-06-15');
       assert.equal(got.status, 200, got.text);
       assert.equal(responseText(got.text, kind), await world.ref.response('assets', [id], { root: world.co.P }));

@@ -8,6 +8,7 @@ import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { settledMemory } from '../support/workflows.ts';
 import { create, expectOk, start, stop } from './resources-support.ts';
+import type { Asset } from '../support/api.ts';
 
 const SHAPES = 10_000;
 const PARALLEL = 8;
@@ -31,7 +32,7 @@ for (const kind of DB_KINDS) {
       let next = from;
       const worker = async () => {
         for (let i = next++; i < to; i = next++) {
-          const ids = expectOk(await api.get(`/3.0/assets/data.k${i}=1`)).map((r: { id: number }) => r.id);
+          const ids = expectOk<Asset[]>(await api.get(`/3.0/assets/data.k${i}=1`)).map((r: { id: number }) => r.id);
           assert.deepEqual(ids, i === 7777 ? [marked] : []);
         }
       };
@@ -53,7 +54,7 @@ for (const kind of DB_KINDS) {
       const grown = (late.heapUsed - early.heapUsed) / MiB;
       assert.ok(grown < 8, `heap grew ${grown.toFixed(1)} MiB over ${SHAPES - 2_000} more shapes`);
       // A common shape still answers (and is compiled again or found).
-      assert.deepEqual(expectOk(await api.get('/3.0/assets/asset_no=plain')).length, 1);
+      assert.deepEqual(expectOk<Asset[]>(await api.get('/3.0/assets/asset_no=plain')).length, 1);
     });
   });
 }

@@ -176,11 +176,12 @@ export async function listAll(client: Caller, path: string): Promise<Listed> {
     const url = `/3.0/${path}${page > 1 ? `/page=${page}` : ''}`;
     const res = await client.get(url);
     assert.equal(res.status, 200, `GET ${url}: ${res.text}`);
-    const body = res.body;
-    if (page === 1) ({ total_records: total, total_pages: pages } = body.pagination);
-    else assert.equal(body.pagination.total_records, total, `GET ${url}: total_records changed between pages`);
-    records.push(...body.response);
-    if (body.response.length === 0 || records.length >= total) break;
+    const { pagination } = res.envelope;
+    const rows = res.reply<Rec[]>();
+    if (page === 1) ({ total_records: total, total_pages: pages } = pagination!);
+    else assert.equal(pagination!.total_records, total, `GET ${url}: total_records changed between pages`);
+    records.push(...rows);
+    if (rows.length === 0 || records.length >= total) break;
   }
   assert.equal(records.length, total, `GET /3.0/${path}: ${records.length} records listed but total_records=${total}`);
   return { records, total, pages };
