@@ -134,7 +134,7 @@ for (const kind of DB_KINDS) {
 
           const dataDir = join(stage.dir, 'restored');
           const restoreInto = async (env: Record<string, string>) => {
-            const printed = JSON.parse(ok(await runCli(['restore', '--from', out, '--json'], stage.env({ DATA_DIR: dataDir, ...env }))));
+            const printed: unknown = JSON.parse(ok(await runCli(['restore', '--from', out, '--json'], stage.env({ DATA_DIR: dataDir, ...env }))));
             assert.deepEqual(printed, { from: out, engine: kind, files: 2, fileBytes: 70_009 + 15 });
             return served(stage, cert, { DATA_DIR: dataDir, ...env }, [...contents.keys()]);
           };

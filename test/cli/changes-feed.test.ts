@@ -56,7 +56,7 @@ async function audited(stage: Stage): Promise<string[]> {
   try {
     const rows = await database.db.selectFrom('auditlog' as never).select(['record_id', 'action'] as never[])
       .where('endpoint' as never, '=', 'departments' as never).orderBy('id' as never).execute();
-    return rows.map((r: any) => `${Number(r.record_id)} ${r.action}d`);
+    return (rows as { record_id: number | string; action: string }[]).map((r) => `${Number(r.record_id)} ${r.action}d`);
   } finally {
     await database.close();
   }
@@ -130,7 +130,7 @@ for (const kind of DB_KINDS) {
         }
         const run = await stage.cli('changes', 'prune', '--days', '1', '--json');
         assert.equal(run.code, 0, show(run));
-        const out = JSON.parse(run.stdout);
+        const out = JSON.parse(run.stdout) as { days: number; deleted: number; through: number };
         assert.equal(out.days, 1);
         assert.ok(out.deleted >= 2, run.stdout);
         const again = await stage.cli('changes', 'prune', '--json');

@@ -298,7 +298,7 @@ for (const kind of DB_KINDS) {
           assert.match(expectOk(await s.cli('client', 'list')).split('\n')[0]!, /\trevoked \d{4}-\d{2}-\d{2}/);
           expectError(await s.cli('client', 'revoke', String(idA)), new RegExp(`^error: certificate ${idA} was already revoked on `));
           expectError(await s.cli('client', 'revoke', '99999'), /^error: certificate 99999 does not exist\n$/);
-          assert.equal(expectOk(await s.cli('client', 'revoke', String(infoB.id))), `revoked certificate ${infoB.id}\n`);
+          assert.equal(expectOk(await s.cli('client', 'revoke', String(infoB.id))), `revoked certificate ${String(infoB.id)}\n`);
 
           assert.deepEqual(await server.stop(), { code: 0, signal: null }, `serve exits cleanly on SIGTERM\n${server.stderr}`);
         } finally {

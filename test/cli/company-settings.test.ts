@@ -71,7 +71,7 @@ for (const kind of DB_KINDS) {
           const asErp = new TestClient(server.port, readFileSync(ca, 'utf8'), erp);
           assert.equal((await asScanner.put('/3.0/assets', { asset_no: 'BEFORE' })).status, 201, 'no approver yet: anyone adds assets');
 
-          const set = JSON.parse(ok(await stage.cli('company', 'set', '1', '--approver', '2', '--reminder-days', '14', '--timezone', 'Europe/Berlin', '--json')));
+          const set: unknown = JSON.parse(ok(await stage.cli('company', 'set', '1', '--approver', '2', '--reminder-days', '14', '--timezone', 'Europe/Berlin', '--json')));
           assert.deepEqual(set, { id: 1, name: 'Acme', parent_id: null, approver: 2, reminder_days: 14, timezone: 'Europe/Berlin', changed: ['data'] });
 
           // The approval queue (spec 8.1): only certificate 2 releases, and only it adds assets directly.
@@ -93,7 +93,7 @@ for (const kind of DB_KINDS) {
           const berlin = todayIn('Europe/Berlin');
           const soon = (await asErp.put('/3.0/assets', { asset_no: 'DUE-10', next_check: plusDays(berlin, 10) })).reply<Inserted>().ids[0]!;
           const later = (await asErp.put('/3.0/assets', { asset_no: 'DUE-20', next_check: plusDays(berlin, 20) })).reply<Inserted>().ids[0]!;
-          const run = async () => JSON.parse(ok(await stage.cli('reminders', 'run', '--json'))).created as number;
+          const run = async () => (JSON.parse(ok(await stage.cli('reminders', 'run', '--json'))) as { created: number }).created;
           const remindersOf = async (asset: number) => (await asErp.get(`/3.0/assetreminders/asset_id=${asset}`)).reply<Reminder[]>()
             .map((r) => [r.due_date, r.remind_date]);
           assert.equal(await run(), 1, 'within 14 days: only DUE-10');
@@ -164,8 +164,8 @@ for (const kind of DB_KINDS) {
         const results = await limited(3, cases.map(([args]) => () => stage.cli('company', 'set', ...args)));
         results.forEach((r, i) => refused(r, cases[i]![1], cases[i]![2]));
         assert.deepEqual(await companyAudit(stage), before, 'no refused change was written');
-        const tree = JSON.parse(ok(await stage.cli('company', 'list', '--json')));
-        assert.deepEqual(tree.map((c: { id: number; parent_id: number | null; approver: number | null }) => [c.id, c.parent_id, c.approver]),
+        const tree = JSON.parse(ok(await stage.cli('company', 'list', '--json'))) as { id: number; parent_id: number | null; approver: number | null }[];
+        assert.deepEqual(tree.map((c) => [c.id, c.parent_id, c.approver]),
           [[1, null, null], [2, 1, 1], [4, 2, 1], [3, null, null]]);
       });
     });
@@ -191,8 +191,8 @@ describe('asset-tracker company list, user list', () => {
       ok(await stage.cli('user', 'add', '--company', '2', '--username', 'rita', '--email', 'rita@example.com', '--level', 'admin'));
       ok(await stage.cli('user', 'add', '--company', '3', '--username', 'sam', '--email', 'sam@example.com'));
       assert.equal(ok(await stage.cli('user', 'list', '--company', '2')), '1\tcompany 2\trita\trita@example.com\tadmin\treminders\tno password\n');
-      const users = JSON.parse(ok(await stage.cli('user', 'list', '--json')));
-      assert.deepEqual(users.map((u: { username: string; level: string; companyId: number }) => [u.username, u.level, u.companyId]),
+      const users = JSON.parse(ok(await stage.cli('user', 'list', '--json'))) as { username: string; level: string; companyId: number }[];
+      assert.deepEqual(users.map((u) => [u.username, u.level, u.companyId]),
         [['rita', 'admin', 2], ['sam', 'user', 3]]);
       assert.ok(!JSON.stringify(users).includes('hash'), 'no password hash is listed');
     });

@@ -86,7 +86,7 @@ for (const kind of DB_KINDS) {
           // Past the burst: refusals.
           const statuses = [];
           for (let i = 0; i < 20; i++) statuses.push((await api.get('/3.0/endpoints')).status);
-          assert.ok(statuses.includes(429), `some of ${statuses} are 429`);
+          assert.ok(statuses.includes(429), `some of ${statuses.join(',')} are 429`);
           api.close();
           await new Promise((r) => setTimeout(r, 300));
           const closedByLimit = await connectionsClosedAtOnce(server.port, 8);

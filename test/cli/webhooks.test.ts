@@ -27,7 +27,7 @@ import type { AuditEntry, Inserted, WebhookDelivery, WebhookRecord } from '../su
 function verify(d: Delivery, secret: string): void {
   const ts = String(d.headers['x-webhook-timestamp']);
   const mine = `sha256=${createHmac('sha256', secret).update(`${ts}.${d.body}`).digest('hex')}`;
-  assert.ok(String(d.headers['x-signature']).split(' ').includes(mine), `X-Signature ${d.headers['x-signature']} lacks ${mine}`);
+  assert.ok(String(d.headers['x-signature']).split(' ').includes(mine), `X-Signature ${String(d.headers['x-signature'])} lacks ${mine}`);
   assert.equal(d.headers['webhook-timestamp'], ts);
   assert.equal(d.headers['webhook-id'], d.json.id);
   new Webhook(secret).verify(d.body, {
@@ -103,7 +103,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual([hook!.company_id, hook!.url, hook!.events, hook!.active], [top, main.url(), ['*'], 1]);
       assert.ok(!JSON.stringify(await api.get('/3.0/auditlog')).includes(secret));
       expectOk(await other.put('/3.0/webhooks', { url: aside.url(), events: ['*'] }), 201);
-      assert.deepEqual(expectOk<WebhookRecord[]>(await other.get('/3.0/webhooks')).map((h: any) => h.company_id), [sibling]);
+      assert.deepEqual(expectOk<WebhookRecord[]>(await other.get('/3.0/webhooks')).map((h) => h.company_id), [sibling]);
     });
 
     it('every event family arrives with both signatures; a sibling company hears nothing of it', async () => {
@@ -174,7 +174,7 @@ for (const kind of DB_KINDS) {
     it('a rotated secret signs beside the old one', async () => {
       const r = await runCli(['webhooks', 'rotate', String(hookId), '--json'], stage.env({}));
       assert.equal(r.code, 0, show(r));
-      const rotated = JSON.parse(r.stdout).secret as string;
+      const rotated = (JSON.parse(r.stdout) as { secret: string }).secret;
       assert.notEqual(rotated, secret);
       const id = expectOk<Inserted>(await api.put('/3.0/departments', { description: 'after rotation' }), 201).ids[0];
       await main.until(() => main.of('departments.created', id).length === 1);

@@ -12,7 +12,7 @@ import type { TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { eventually } from '../support/wait.ts';
 import { closePlain, escapedPem, listenPlain, noAccessMessage, plainRaw, plainRequest, spkiOf } from '../support/proxy.ts';
-import type { AuditEntry, Inserted } from '../support/api.ts';
+import type { AuditEntry, ErrorReply, Inserted } from '../support/api.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const FINGERPRINT = /^[0-9a-f]{64}$/;
@@ -26,7 +26,7 @@ function assertNoAccess(r: TestResponse, signature: string): void {
 
 function assertOk(r: TestResponse): void {
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.errorReply.error, undefined);
+  assert.equal((r.envelope.response as Partial<ErrorReply>).error, undefined);
 }
 
 /** Issuer equal to subject, but signed by another key: looks self-signed, is not. */

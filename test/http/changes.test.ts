@@ -33,8 +33,8 @@ for (const kind of DB_KINDS) {
     after(() => stop(svc));
 
     /** Every change after `seq` the client sees, reading `seq>N` page by page as a syncing client would. */
-    const follow = async (client: TestClient, seq: number, headers: Record<string, string> = {}): Promise<any[]> => {
-      const out: any[] = [];
+    const follow = async (client: TestClient, seq: number, headers: Record<string, string> = {}): Promise<Change[]> => {
+      const out: Change[] = [];
       for (let n = seq; ;) {
         const page = expectOk<Change[]>(await client.get(`/3.0/changes/seq>${n}`, { headers }));
         if (page.length === 0) return out;
@@ -58,8 +58,8 @@ for (const kind of DB_KINDS) {
         [['locations', id, 'created', child], ['locations', id, 'updated', child], ['locations', id, 'deleted', child]]);
       for (const c of changes) assert.deepEqual(Object.keys(c), CHANGE_FIELDS);
       assert.deepEqual(changes.map((c) => c.data), [created, updated, updated]);
-      assert.ok(changes.every((c, i) => i === 0 || c.seq > changes[i - 1].seq));
-      assert.match(changes[0].changed, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      assert.ok(changes.every((c, i) => i === 0 || c.seq > changes[i - 1]!.seq));
+      assert.match(changes[0]!.changed, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     });
 
     it('a queue transition is an update, not a change of its own; a company shows its own id', async () => {
@@ -69,8 +69,8 @@ for (const kind of DB_KINDS) {
       const company = await create(api, 'companies', { name: 'Grandchild', parent_id: child });
       const changes = await follow(api, mark);
       assert.deepEqual(changes.map((c) => [c.endpoint, c.op]), [['assetqueue', 'created'], ['assetqueue', 'updated'], ['companies', 'created']]);
-      assert.equal(changes[2].company_id, company);
-      assert.equal(changes[2].record_id, company);
+      assert.equal(changes[2]!.company_id, company);
+      assert.equal(changes[2]!.record_id, company);
     });
 
     it('changes made by the operator (CLI) are in the feed too', async () => {
@@ -79,7 +79,7 @@ for (const kind of DB_KINDS) {
       const u = await addUser(svc.database, { companyId: company, username: `cli-${kind}`, email: 'cli@example.com' }, svc.clock);
       const changes = await follow(api, mark);
       assert.deepEqual(changes.map((c) => [c.endpoint, c.record_id, c.op]), [['companies', company, 'created'], ['users', u, 'created']]);
-      assert.deepEqual(Object.keys(changes[1].data), USER_FIELDS, 'the user as GET shows it: no hash, no token');
+      assert.deepEqual(Object.keys(changes[1]!.data), USER_FIELDS, 'the user as GET shows it: no hash, no token');
     });
 
     it('filters and paging like every list; the sibling and the child company see only their own', async () => {
@@ -109,7 +109,7 @@ for (const kind of DB_KINDS) {
       const toOther = await create(api, 'messages', { messagetext: 'to other', target_user_id: other.id });
       const toAll = await create(api, 'messages', { messagetext: 'to the company' });
       const later = await create(api, 'messages', { messagetext: 'not yet', date_range_start: '2999-01-01' });
-      const seen = (list: any[]) => list.map((c) => `${c.endpoint} ${c.record_id}`);
+      const seen = (list: Change[]) => list.map((c) => `${c.endpoint} ${c.record_id}`);
       assert.deepEqual(seen(await follow(imp, mark, asReader)), [`messages ${toReader}`, `messages ${toAll}`]);
       const all = await follow(api, mark);
       assert.deepEqual(seen(await follow(imp, mark, asAdmin)), seen(all.filter((c) => c.endpoint === 'webhooks' || c.record_id === toAll)));
@@ -120,8 +120,8 @@ for (const kind of DB_KINDS) {
     it('pruned changes: a cursor below them answers 410, one at or above them reads on; pending deliveries keep theirs', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) ids.push(await create(api, 'departments', { description: `old ${i}` }));
-      const changes = (await follow(api, 0)).filter((c) => c.endpoint === 'departments' && ids.includes(c.record_id));
-      const [first, second, third] = changes.map((c) => c.seq as number);
+      const changes = (await follow(api, 0)).filter((c) => c.endpoint === 'departments' && ids.includes(c.record_id!));
+      const [first, second, third] = changes.map((c) => c.seq);
       // Everything up to the second change is old; the third is recent. A webhook delivery still waits on the first.
       await sql`UPDATE events SET created = '2000-01-01 00:00:00' WHERE seq <= ${second}`.execute(svc.database.db);
       const hook = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: 'https://example.com/hook', events: ['*'] }), 201).ids[0]!;

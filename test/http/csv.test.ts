@@ -60,7 +60,7 @@ for (const kind of DB_KINDS) {
       const json = await Promise.all([a, b].map(async (id) => expectOk<Asset[]>(await api.get(`/3.0/assets/id=${id}`))[0]));
       for (const [i, record] of json.entries()) {
         const row = rows[i]!;
-        own.forEach((f, k) => assert.equal(row[k], record![f as keyof Asset] === null ? '' : String(record![f as keyof Asset]), f));
+        own.forEach((f, k) => assert.equal(row[k], record![f as keyof Asset] === null ? '' : String(record![f as keyof Asset] as string | number), f));
       }
       const at = (i: number, name: string) => rows[i]![head.indexOf(name)];
       assert.equal(at(0, 'asset_no'), 'Ä-1, "quoted"');

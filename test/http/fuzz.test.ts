@@ -52,7 +52,7 @@ import { encodeRequest, exchange, showRequest, type WireOutcome, type WireReques
 import { DB_KINDS, type DbKind, type Service, startService } from '../support/harness.ts';
 import { makeUser, type TestUser } from '../support/sessions.ts';
 import { create, stop } from './resources-support.ts';
-import type { Inserted, LoggedIn } from '../support/api.ts';
+import type { Envelope, ErrorReply, Inserted, LoggedIn } from '../support/api.ts';
 
 const RUNS = (() => {
   const n = Number(process.env.FUZZ_RUNS ?? '100');
@@ -239,7 +239,7 @@ async function repair(w: World): Promise<void> {
 
 type Snapshot = Map<string, string>;
 
-const jsonOf = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : Buffer.isBuffer(x) ? x.toString('hex') : x));
+const jsonOf = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : Buffer.isBuffer(x) ? x.toString('hex') : x));
 
 async function snapshot(w: World): Promise<Snapshot> {
   const { db } = w.svc.database;
@@ -315,14 +315,16 @@ function judge(w: World, plan: Plan, outcome: WireOutcome, allowed: readonly All
     if (r.status >= 500) problems.push(`an internal error (${r.status}): a bug`);
     return { problems, code: r.status < 300 ? 'ok' : `HEAD ${r.status}` };
   }
-  let body: any;
+  let parsed: unknown;
   try {
-    body = JSON.parse(r.text);
+    parsed = JSON.parse(r.text);
   } catch (e) {
     problems.push(`the body is not JSON (${String(e)})`);
     return { problems, code: null };
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { problems: [...problems, 'the body is not a JSON object'], code: null };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { problems: [...problems, 'the body is not a JSON object'], code: null };
+  // Each member is checked below before it is relied on.
+  const body = parsed as Partial<Envelope<Partial<ErrorReply> | null>>;
   const bare = !('request' in body);
   const keys = Object.keys(body);
   let code: string;

@@ -291,7 +291,7 @@ for (const kind of DB_KINDS) {
       const second = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: v.id, due_date: '2031-05-01', remind_date: '2031-04-02' });
       expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: c2 }));
       const left = await list(api, `assetreminders/asset_id=${p.id}`);
-      assert.deepEqual(left.map((r: any) => [r.id, r.company_id, r.user_id, r.due_date]),
+      assert.deepEqual(left.map((r) => [r.id, r.company_id, r.user_id, r.due_date]),
         [[p.reminder, c2, null, '2031-03-20'], [first, c2, null, '2031-05-01']]);
       for (const gone of [same, second]) {
         const log = await list(api, `auditlog/endpoint=assetreminders/record_id=${gone}/action=delete`);

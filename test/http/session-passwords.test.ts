@@ -177,12 +177,12 @@ for (const kind of DB_KINDS) {
       const s = await api.session(admin);
       const seen = new Set<string>();
       for (const client of [api, s, api]) {
-        const r = expectOk(await client.get('randompassword'));
+        const r = expectOk<{ randompassword: string }[]>(await client.get('randompassword'));
         assert.ok(Array.isArray(r) && r.length === 1, JSON.stringify(r));
-        assert.deepEqual(Object.keys(r[0]), ['randompassword']);
-        assert.equal(typeof r[0].randompassword, 'string');
-        assert.equal([...r[0].randompassword].length, 16);
-        seen.add(r[0].randompassword);
+        assert.deepEqual(Object.keys(r[0]!), ['randompassword']);
+        assert.equal(typeof r[0]!.randompassword, 'string');
+        assert.equal([...r[0]!.randompassword].length, 16);
+        seen.add(r[0]!.randompassword);
       }
       assert.equal(seen.size, 3);
       for (const p of seen) { trail(svc).secrets.add(p); }

@@ -274,16 +274,16 @@ for (const kind of DB_KINDS) {
       const rb = await sb.get('companies');
       assert.deepEqual(expectOk<Company[]>(rb).map((c) => c.id), [B, B1]);
       expectSession(rb, svc, sb.token!, { id: ub.id, companyId: B });
-      const usersB = expectOk<User[]>(await sb.get('users')).map((u: any) => u.company_id);
+      const usersB = expectOk<User[]>(await sb.get('users')).map((u) => u.company_id);
       assert.ok(usersB.length > 0 && usersB.every((c: number) => c === B || c === B1), String(usersB));
       assert.deepEqual(expectOk(await sb.get(`companies/id=${A}`)), []);
       assert.deepEqual(expectOk(await sb.get(`users/id=${ua.id}`)), []);
       const sa = await apiB.session(ua); // and the reverse
-      assert.deepEqual(expectOk<Company[]>(await sa.get('companies')).map((c: any) => c.id), [A, A1]);
+      assert.deepEqual(expectOk<Company[]>(await sa.get('companies')).map((c) => c.id), [A, A1]);
       assert.deepEqual(expectOk(await sa.get(`users/id=${ub.id}`)), []);
-      assert.deepEqual(expectOk<User[]>(await sa.get(`users/id=${ua.id}`)).map((u: any) => u.id), [ua.id]);
+      assert.deepEqual(expectOk<User[]>(await sa.get(`users/id=${ua.id}`)).map((u) => u.id), [ua.id]);
       // The certificates themselves keep their own scope in basic mode.
-      assert.deepEqual(expectOk<Company[]>(await apiA.get('companies')).map((c: any) => c.id), [A, A1]);
+      assert.deepEqual(expectOk<Company[]>(await apiA.get('companies')).map((c) => c.id), [A, A1]);
     });
 
     it('no password or token used above appears in the audit table, the log, or a response', async () => {

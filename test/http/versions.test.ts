@@ -81,7 +81,7 @@ for (const kind of DB_KINDS) {
       assert.equal(await versionOf('locations', loc), 3);
       // The change feed shows the record at its new version.
       const feed = expectOk<Change[]>(await api.get(`/3.0/changes/endpoint=locations/record_id=${loc}`));
-      assert.deepEqual(feed.map((c: any) => c.data.version), [1, 2, 3]);
+      assert.deepEqual(feed.map((c) => c.data.version), [1, 2, 3]);
     });
 
     it('version is read-only and filterable', async () => {

@@ -37,13 +37,15 @@ function collect(stream: Readable): Promise<string> {
 }
 
 /** A response of this status, headers and body text (parsed on demand). */
-export const testResponse = (status: number, headers: http.IncomingHttpHeaders, text: string): TestResponse => ({
-  status, headers, text,
-  get body(): unknown { return JSON.parse(text); },
-  get envelope() { return asEnvelope(this.body, text); },
-  get errorReply() { return asError(this.envelope.response, text); },
-  reply<R>() { return asEnvelope<R>(this.body, text).response; },
-});
+export function testResponse(status: number, headers: http.IncomingHttpHeaders, text: string): TestResponse {
+  const parsed = (): unknown => JSON.parse(text);
+  // The readings of the body are not enumerable: spreading or printing a response shows status, headers, text and body only.
+  return Object.defineProperties({ status, headers, text, get body() { return parsed(); } }, {
+    envelope: { get: () => asEnvelope(parsed(), text) },
+    errorReply: { get: () => asError(asEnvelope(parsed(), text).response, text) },
+    reply: { value: <R>() => asEnvelope<R>(parsed(), text).response },
+  }) as TestResponse;
+}
 
 /** The whole response, its body as text (parsed on demand). */
 export async function readResponse(res: http.IncomingMessage): Promise<TestResponse> {

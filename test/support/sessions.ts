@@ -8,6 +8,7 @@ import type { Level } from '../../src/model/types.ts';
 import type { RequestOptions, TestClient, TestResponse } from './client.ts';
 import type { Service } from './harness.ts';
 import { endpointOf, type LoggedIn } from './api.ts';
+import type { Envelope } from './api.ts';
 
 export const BAD_SESSION = 'Bad session token.';
 export const BAD_LOGIN = 'Invalid username or password';
@@ -124,10 +125,10 @@ export async function assertNoSecretsLeaked(svc: Service): Promise<void> {
     const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(svc.database.db);
     dump[table] = rows;
   }
-  const dbText = JSON.stringify(dump, (_k, v) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v));
+  const dbText = JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v));
   const bodies = t.responses.filter((r) => !(r.status === 200 && endpointOf(r) === 'login')).map((r) => {
     try {
-      const body = JSON.parse(r.text);
+      const body = JSON.parse(r.text) as Partial<Envelope> | null;
       if (body?.request?.session) body.request.session.hash = '(token)';
       return JSON.stringify(body);
     } catch {
