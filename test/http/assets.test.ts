@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import {
   allNull, ASSET_FIELDS, auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS,
-  FILE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, start, stop, todayText, update, recordKeys,
+  FILE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, stop, todayText, update, recordKeys,
 } from './resources-support.ts';
 
 for (const kind of DB_KINDS) {
@@ -16,12 +17,7 @@ for (const kind of DB_KINDS) {
     let top: number, child: number;
     let api: TestClient;
 
-    before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
-      api = (await svc.certificate(top)).client;
-    });
+    before(async () => { ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' })); });
     after(() => stop(svc));
 
     it('a new asset has the fields of §7.2 in order, its defaults and all-null/null embeds', async () => {

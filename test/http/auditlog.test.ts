@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { allNull, ASSET_SHORT, AUDIT_FIELDS, auditOf, countRows, create, expectError, expectOk, keys, list, nowText, start, stop, update } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { allNull, ASSET_SHORT, AUDIT_FIELDS, auditOf, countRows, create, expectError, expectOk, keys, list, nowText, stop, update } from './resources-support.ts';
 import type { Inserted } from '../support/api.ts';
 
 for (const kind of DB_KINDS) {
@@ -15,12 +16,8 @@ for (const kind of DB_KINDS) {
     let clientId: number;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
+      ({ svc, top, api, clientId } = await buildTenancy(kind));
       other = await svc.company('Other');
-      const c = await svc.certificate(top);
-      api = c.client;
-      clientId = c.info.id;
     });
     after(() => stop(svc));
 

@@ -8,8 +8,9 @@ import { addCompany, addUser } from '../../src/admin/accounts.ts';
 import { pruneChanges } from '../../src/feed/prune.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { login, user } from '../support/workflows.ts';
-import { create, expectError, expectOk, one, start, stop, USER_FIELDS } from './resources-support.ts';
+import { create, expectError, expectOk, one, stop, USER_FIELDS } from './resources-support.ts';
 import type { Change, Inserted } from '../support/api.ts';
 
 const CHANGE_FIELDS = ['seq', 'endpoint', 'record_id', 'op', 'changed', 'company_id', 'data'];
@@ -21,11 +22,8 @@ for (const kind of DB_KINDS) {
     let top: number, child: number, sibling: number;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
+      ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' }));
       sibling = await svc.company('Sibling');
-      api = (await svc.certificate(top)).client;
       childApi = (await svc.certificate(child)).client;
       siblingApi = (await svc.certificate(sibling)).client;
       imp = (await svc.certificate(top, { impersonation: true })).client;

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { create, expectError, expectOk, start, stop, update } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { create, expectError, expectOk, stop, update } from './resources-support.ts';
 import type { Asset } from '../support/api.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 20);
@@ -58,11 +59,7 @@ for (const kind of DB_KINDS) {
     let svc: Service;
     let root: number;
     let api: TestClient;
-    before(async () => {
-      svc = await start(kind);
-      root = await svc.company('Closure root');
-      api = (await svc.certificate(root)).client;
-    });
+    before(async () => { ({ svc, top: root, api } = await buildTenancy(kind, { top: 'Closure root' })); });
     after(() => stop(svc));
 
     it('equals the recursive walk of parent_id after random creates, moves and deletes through the API', async () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { ASSET_FIELDS, create, expectOk, PLACE_FIELDS, start, stop } from './resources-support.ts';
 import type { Asset, Inserted } from '../support/api.ts';
 
@@ -36,10 +37,7 @@ for (const kind of DB_KINDS) {
     let top: number, child: number, location: number;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
-      api = (await svc.certificate(top)).client;
+      ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' }));
       childApi = (await svc.certificate(child)).client;
       location = await create(api, 'locations', { description: 'Hall, "B"\nnorth' });
     });

@@ -7,9 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { runReminders } from '../../src/jobs/reminders.ts';
 import { addDays } from '../../src/model/dates.ts';
-import { create, expectOk, one, start, stop, todayText } from './resources-support.ts';
+import { create, expectOk, one, stop, todayText } from './resources-support.ts';
 import type { Inserted, PlaceFields, Updated } from '../support/api.ts';
 
 interface EventRow { seq: number; event_id: string; event: string; endpoint: string; record_id: number; op: string; company_id: number; data: PlaceFields }
@@ -20,11 +21,7 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
     let top: number;
 
-    before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      api = (await svc.certificate(top)).client;
-    });
+    before(async () => { ({ svc, top, api } = await buildTenancy(kind)); });
     after(() => stop(svc));
 
     const eventsAfter = async (seq: number): Promise<EventRow[]> => {

@@ -6,26 +6,11 @@ import assert from 'node:assert/strict';
 import type { AuditEntry, Endpoint, Inserted, ListPath, Records, Updated } from '../support/api.ts';
 import { expectOk } from '../support/api.ts';
 import type { TestClient, TestResponse } from '../support/client.ts';
-import { type DbKind, type Service, startService } from '../support/harness.ts';
+import type { Service } from '../support/harness.ts';
 import { formatDate, formatDatetime } from '../../src/model/dates.ts';
 
-/** A fresh service whose clock stands still on a whole second (certificates stay valid: it is real time). */
-export async function start(kind: DbKind, options: Parameters<typeof startService>[1] = {}): Promise<Service> {
-  const svc = await startService(kind, options);
-  svc.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
-  return svc;
-}
-
-/**
- * Stops the service. The harness listens on `app.https` itself, which Fastify's
- * close() leaves open; closing it here lets the test process exit.
- */
-export async function stop(svc: Service | undefined): Promise<void> {
-  if (!svc) return;
-  await svc.close();
-  svc.app.https.closeAllConnections();
-  await new Promise<void>((r) => svc.app.https.close(() => r()));
-}
+// The service's start and stop now live with the shared factories (test/support/factories.ts).
+export { startStill as start, stopService as stop } from '../support/factories.ts';
 
 export const nowText = (svc: Service) => formatDatetime(svc.clock.now());
 export const todayText = (svc: Service) => formatDate(svc.clock.now());

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { settledMemory } from '../support/workflows.ts';
-import { create, expectOk, start, stop } from './resources-support.ts';
+import { create, expectOk, stop } from './resources-support.ts';
 import type { Asset } from '../support/api.ts';
 
 const SHAPES = 10_000;
@@ -20,8 +21,7 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
     let marked: number;
     before(async () => {
-      svc = await start(kind);
-      api = (await svc.certificate(await svc.company('Shapes'))).client;
+      ({ svc, api } = await buildTenancy(kind, { top: 'Shapes' }));
       await create(api, 'assets', { asset_no: 'plain' });
       marked = await create(api, 'assets', { asset_no: 'marked', data: { k7777: 1 } });
     });

@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { addUser } from '../../src/admin/accounts.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import {
-  auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, keys, list, nowText, one, start, stop, unique, update,
-  USER_FIELDS, recordKeys,
+  auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, keys, list, nowText, one, stop, unique, update, USER_FIELDS, recordKeys,
 } from './resources-support.ts';
 
 const badPermissions = 'Field verification failed, invalid value for permissions';
@@ -20,10 +20,8 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
+      ({ svc, top, api } = await buildTenancy(kind));
       other = await svc.company('Other');
-      api = (await svc.certificate(top)).client;
     });
     after(() => stop(svc));
 

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { auditOf, create, expectError, expectOk, list, one, start, stop, update } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { auditOf, create, expectError, expectOk, list, one, stop, update } from './resources-support.ts';
 import type { Asset, Change, Updated } from '../support/api.ts';
 
 const VERSIONED = ['assets', 'assetqueue', 'companies', 'departments', 'locations', 'externaltypes', 'files', 'messages', 'users', 'webhooks'] as const;
@@ -23,9 +24,7 @@ for (const kind of DB_KINDS) {
     let top: number;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      api = (await svc.certificate(top)).client;
+      ({ svc, top, api } = await buildTenancy(kind));
       other = (await svc.certificate(top)).client;
     });
     after(() => stop(svc));
