@@ -54,7 +54,6 @@ export default tseslint.config(
     files: [
       'test/http/isolation.test.ts',
       'test/http/openapi.test.ts',
-      'test/http/serialization.test.ts',
       'test/support/isolation-data.ts',
       'test/support/openapi-check.ts',
       'test/support/openapi-run.ts',

@@ -228,3 +228,11 @@ export class ReferenceSerializer {
     return `[${records.join(',')}]`;
   }
 }
+
+/** A stored cell as text, as String() writes it; a cell of another kind (a plain object) is a mistake of the test. */
+export function cellText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v === null || v === undefined) return String(v);
+  if (v instanceof Date || Buffer.isBuffer(v)) return v.toString();
+  throw new Error(`a cell that is no scalar: ${inspect(v)}`);
+}
