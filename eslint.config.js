@@ -50,11 +50,9 @@ export default tseslint.config(
     },
   },
   {
-    // Test files not yet typed (their response bodies still read as `any`): the rules about untyped values wait for them.
+    // The OpenAPI tests still walk the document and the recorded answers as untyped JSON: the rules about untyped values wait for them.
     files: [
-      'test/http/isolation.test.ts',
       'test/http/openapi.test.ts',
-      'test/support/isolation-data.ts',
       'test/support/openapi-check.ts',
       'test/support/openapi-run.ts',
       'test/support/openapi-tour.ts',
