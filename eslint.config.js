@@ -50,9 +50,13 @@ export default tseslint.config(
     },
   },
   {
-    // The tests read response bodies as parsed JSON, untyped (test/support/client.ts): what
-    // shape they have is what the assertions check, so the rules about untyped values stay off.
-    files: ['test/**'],
+    // The OpenAPI tests still walk the document and the recorded answers as untyped JSON: the rules about untyped values wait for them.
+    files: [
+      'test/http/openapi.test.ts',
+      'test/support/openapi-check.ts',
+      'test/support/openapi-run.ts',
+      'test/support/openapi-tour.ts',
+    ],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -60,7 +64,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
-      // Assertion messages show whatever value they got, lists and unknowns included.
       '@typescript-eslint/restrict-template-expressions': 'off',
       '@typescript-eslint/no-base-to-string': 'off',
     },

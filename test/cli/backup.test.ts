@@ -14,6 +14,7 @@ import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { getRaw } from '../support/workflows.ts';
 import { openStageDatabase, pgAdmin, PG_ADMIN_URL, type Result, runCli, Server, show, type Stage, withStage } from '../support/stage.ts';
+import type { FileRecord, Inserted } from '../support/api.ts';
 
 function ok(r: Result): string {
   assert.equal(r.code, 0, show(r));
@@ -54,11 +55,11 @@ async function addFiles(api: TestClient): Promise<Map<string, Buffer>> {
   for (const [i, content] of [...contents, Buffer.from('%PDF-1.4\ngone')].entries()) {
     const asset = await api.put('/3.0/assets', { asset_no: `F-${i}` });
     assert.equal(asset.status, 201, asset.text);
-    const file = await api.put('/3.0/files', { asset_id: asset.body.response.ids[0], description: `certificate ${i}` });
+    const file = await api.put('/3.0/files', { asset_id: asset.reply<Inserted>().ids[0], description: `certificate ${i}` });
     assert.equal(file.status, 201, file.text);
-    const id = Number(file.body.response.ids[0]);
+    const id = Number(file.reply<Inserted>().ids[0]);
     const listed = await api.get(`/3.0/files/id=${id}`);
-    const token = String(listed.body.response[0].upload_endpoint).split('/').pop()!;
+    const token = String(listed.reply<FileRecord[]>()[0]!.upload_endpoint).split('/').pop()!;
     const up = await api.request('POST', `/3.0/upload/${token}`, { body: content, headers: { 'content-type': 'application/octet-stream' } });
     assert.equal(up.status, 200, up.text);
     if (i < contents.length) byToken.set(token, content);
@@ -96,7 +97,7 @@ async function served(stage: Stage, cert: TestCert, env: Record<string, string>,
       assert.equal(down.status, 200, down.text);
       files.push(down.raw);
     }
-    return { assets: r.body.pagination.total_records as number, files };
+    return { assets: r.envelope.pagination!.total_records, files };
   } finally {
     await server.stop();
   }
@@ -133,7 +134,7 @@ for (const kind of DB_KINDS) {
 
           const dataDir = join(stage.dir, 'restored');
           const restoreInto = async (env: Record<string, string>) => {
-            const printed = JSON.parse(ok(await runCli(['restore', '--from', out, '--json'], stage.env({ DATA_DIR: dataDir, ...env }))));
+            const printed: unknown = JSON.parse(ok(await runCli(['restore', '--from', out, '--json'], stage.env({ DATA_DIR: dataDir, ...env }))));
             assert.deepEqual(printed, { from: out, engine: kind, files: 2, fileBytes: 70_009 + 15 });
             return served(stage, cert, { DATA_DIR: dataDir, ...env }, [...contents.keys()]);
           };

@@ -9,6 +9,7 @@ import { addCompany } from '../../src/admin/accounts.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { openStageDatabase, prepareServe, show, type Stage, startServe, withStage } from '../support/stage.ts';
+import type { Inserted } from '../support/api.ts';
 
 interface Change { seq: number; endpoint: string; record_id: number; op: string }
 
@@ -28,7 +29,7 @@ async function follow(api: () => TestClient, log: Change[], more: () => boolean)
       await new Promise((done) => setTimeout(done, 20));
       continue;
     }
-    const page: Change[] = r.body.response;
+    const page = r.reply<Change[]>();
     log.push(...page.map(({ seq, endpoint, record_id, op }) => ({ seq, endpoint, record_id, op })));
     if (page.length === 0) {
       if (!more()) return;
@@ -42,7 +43,7 @@ async function write(api: TestClient, tag: string, stop: () => boolean): Promise
   for (let i = 0; !stop(); i++) {
     const r = await api.put('/3.0/departments', i % 5 === 4 ? [{ description: `rolled back ${tag}` }, { description: 7 }] : { description: `${tag}${i}` })
       .catch(() => null);
-    const id = r?.status === 201 ? r.body.response.ids[0] : null;
+    const id = r?.status === 201 ? r.reply<Inserted>().ids[0] : null;
     if (id === null) continue;
     if (i % 3 === 0) await api.post(`/3.0/departments/id=${id}`, { description: `${tag}${i} again` }).catch(() => null);
     if (i % 7 === 0) await api.delete(`/3.0/departments/id=${id}`).catch(() => null);
@@ -55,7 +56,7 @@ async function audited(stage: Stage): Promise<string[]> {
   try {
     const rows = await database.db.selectFrom('auditlog' as never).select(['record_id', 'action'] as never[])
       .where('endpoint' as never, '=', 'departments' as never).orderBy('id' as never).execute();
-    return rows.map((r: any) => `${Number(r.record_id)} ${r.action}d`);
+    return (rows as { record_id: number | string; action: string }[]).map((r) => `${Number(r.record_id)} ${r.action}d`);
   } finally {
     await database.close();
   }
@@ -129,7 +130,7 @@ for (const kind of DB_KINDS) {
         }
         const run = await stage.cli('changes', 'prune', '--days', '1', '--json');
         assert.equal(run.code, 0, show(run));
-        const out = JSON.parse(run.stdout);
+        const out = JSON.parse(run.stdout) as { days: number; deleted: number; through: number };
         assert.equal(out.days, 1);
         assert.ok(out.deleted >= 2, run.stdout);
         const again = await stage.cli('changes', 'prune', '--json');

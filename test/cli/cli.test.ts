@@ -11,6 +11,7 @@ import { chained } from '../support/certs.ts';
 import { TestClient, type TestResponse } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { limited, type Result, ROOT, runCli, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
+import type { LoggedIn } from '../support/api.ts';
 
 const DAY_MS = 86_400_000;
 /** The migrations the code base ships, by file name: `migrate` must apply each of them exactly once. */
@@ -270,12 +271,12 @@ for (const kind of DB_KINDS) {
           try {
             const ok = await apiA.get('/3.0/endpoints');
             assert.equal(ok.status, 200, ok.text);
-            assert.ok((ok.body.response as string[]).includes('companies'), ok.text);
+            assert.ok((ok.envelope.response as string[]).includes('companies'), ok.text);
 
             assert.deepEqual(json(await s.cli('client', 'revoke', String(idA), '--json')), { id: idA, revoked: true });
             const denied = (r: TestResponse) => {
               assert.equal(r.status, 401, r.text);
-              assert.equal(r.body.response.error, `You do not have access to the API. Your signature: ${a.fingerprint}`);
+              assert.equal(r.errorReply.error, `You do not have access to the API. Your signature: ${a.fingerprint}`);
             };
             denied(await apiA.get('/3.0/endpoints')); // the same keep-alive connection
             const fresh = new TestClient(server.port, ca, { certPem: a.certPem, keyPem: a.keyPem });
@@ -297,7 +298,7 @@ for (const kind of DB_KINDS) {
           assert.match(expectOk(await s.cli('client', 'list')).split('\n')[0]!, /\trevoked \d{4}-\d{2}-\d{2}/);
           expectError(await s.cli('client', 'revoke', String(idA)), new RegExp(`^error: certificate ${idA} was already revoked on `));
           expectError(await s.cli('client', 'revoke', '99999'), /^error: certificate 99999 does not exist\n$/);
-          assert.equal(expectOk(await s.cli('client', 'revoke', String(infoB.id))), `revoked certificate ${infoB.id}\n`);
+          assert.equal(expectOk(await s.cli('client', 'revoke', String(infoB.id))), `revoked certificate ${String(infoB.id)}\n`);
 
           assert.deepEqual(await server.stop(), { code: 0, signal: null }, `serve exits cleanly on SIGTERM\n${server.stderr}`);
         } finally {
@@ -359,11 +360,11 @@ for (const kind of DB_KINDS) {
           try {
             const r = await api.post('/3.0/login', { username: 'carol', password: 'correct horse battery staple' });
             assert.equal(r.status, 200, r.text);
-            assert.equal(r.body.response.message, 'Authentication successful');
-            assert.match(r.body.response.user_token, /^[0-9a-f]{64}$/);
+            assert.equal(r.reply<LoggedIn>().message, 'Authentication successful');
+            assert.match(r.reply<LoggedIn>().user_token, /^[0-9a-f]{64}$/);
             const wrong = await api.post('/3.0/login', { username: 'carol', password: 'correct horse battery staple\n' });
             assert.equal(wrong.status, 401, `only the first line of stdin is the password: ${wrong.text}`);
-            assert.equal(wrong.body.response.error, 'Invalid username or password');
+            assert.equal(wrong.errorReply.error, 'Invalid username or password');
           } finally {
             api.close();
           }

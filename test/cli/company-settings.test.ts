@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { limited, openStageDatabase, type Result, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
+import type { Asset, Inserted, QueueEntry, Reminder } from '../support/api.ts';
 
 function ok(r: Result): string {
   assert.equal(r.code, 0, show(r));
@@ -70,7 +71,7 @@ for (const kind of DB_KINDS) {
           const asErp = new TestClient(server.port, readFileSync(ca, 'utf8'), erp);
           assert.equal((await asScanner.put('/3.0/assets', { asset_no: 'BEFORE' })).status, 201, 'no approver yet: anyone adds assets');
 
-          const set = JSON.parse(ok(await stage.cli('company', 'set', '1', '--approver', '2', '--reminder-days', '14', '--timezone', 'Europe/Berlin', '--json')));
+          const set: unknown = JSON.parse(ok(await stage.cli('company', 'set', '1', '--approver', '2', '--reminder-days', '14', '--timezone', 'Europe/Berlin', '--json')));
           assert.deepEqual(set, { id: 1, name: 'Acme', parent_id: null, approver: 2, reminder_days: 14, timezone: 'Europe/Berlin', changed: ['data'] });
 
           // The approval queue (spec 8.1): only certificate 2 releases, and only it adds assets directly.
@@ -79,22 +80,22 @@ for (const kind of DB_KINDS) {
           assert.match(direct.text, /company 1 adds assets through assetqueue/);
           const queued = await asScanner.put('/3.0/assetqueue', { asset_no: 'Q-1', description: 'Caliper' });
           assert.equal(queued.status, 201, queued.text);
-          const entry: number = queued.body.response.ids[0];
+          const entry: number = queued.reply<Inserted>().ids[0]!;
           const byScanner = await asScanner.post(`/3.0/assetqueue/id=${entry}`, { released: 1 });
           assert.equal(byScanner.status, 400, byScanner.text);
           assert.match(byScanner.text, /invalid field released/);
           assert.equal((await asErp.post(`/3.0/assetqueue/id=${entry}`, { released: 1 })).status, 200);
-          const released = (await asErp.get(`/3.0/assetqueue/id=${entry}`)).body.response[0];
+          const released = (await asErp.get(`/3.0/assetqueue/id=${entry}`)).reply<QueueEntry[]>()[0]!;
           assert.equal(released.released, 1);
-          assert.equal((await asErp.get(`/3.0/assets/id=${released.asset_id}`)).body.response[0].asset_no, 'Q-1');
+          assert.equal((await asErp.get(`/3.0/assets/id=${released.asset_id}`)).reply<Asset[]>()[0]!.asset_no, 'Q-1');
 
           // The reminder run (spec 8.2): a 14-day window in Berlin's today.
           const berlin = todayIn('Europe/Berlin');
-          const soon = (await asErp.put('/3.0/assets', { asset_no: 'DUE-10', next_check: plusDays(berlin, 10) })).body.response.ids[0];
-          const later = (await asErp.put('/3.0/assets', { asset_no: 'DUE-20', next_check: plusDays(berlin, 20) })).body.response.ids[0];
-          const run = async () => JSON.parse(ok(await stage.cli('reminders', 'run', '--json'))).created as number;
-          const remindersOf = async (asset: number) => (await asErp.get(`/3.0/assetreminders/asset_id=${asset}`)).body.response
-            .map((r: { due_date: string; remind_date: string }) => [r.due_date, r.remind_date]);
+          const soon = (await asErp.put('/3.0/assets', { asset_no: 'DUE-10', next_check: plusDays(berlin, 10) })).reply<Inserted>().ids[0]!;
+          const later = (await asErp.put('/3.0/assets', { asset_no: 'DUE-20', next_check: plusDays(berlin, 20) })).reply<Inserted>().ids[0]!;
+          const run = async () => (JSON.parse(ok(await stage.cli('reminders', 'run', '--json'))) as { created: number }).created;
+          const remindersOf = async (asset: number) => (await asErp.get(`/3.0/assetreminders/asset_id=${asset}`)).reply<Reminder[]>()
+            .map((r) => [r.due_date, r.remind_date]);
           assert.equal(await run(), 1, 'within 14 days: only DUE-10');
           assert.deepEqual(await remindersOf(soon), [[plusDays(berlin, 10), plusDays(berlin, -4)]], 'reminded 14 days before');
           assert.deepEqual(await remindersOf(later), []);
@@ -104,7 +105,7 @@ for (const kind of DB_KINDS) {
 
           // The time zone decides "today": Kiritimati (UTC+14) is always a day or two ahead of Pago Pago (UTC-11).
           const edge = plusDays(todayIn('Pacific/Kiritimati'), 30);
-          const far = (await asErp.put('/3.0/assets', { asset_no: 'EDGE', next_check: edge })).body.response.ids[0];
+          const far = (await asErp.put('/3.0/assets', { asset_no: 'EDGE', next_check: edge })).reply<Inserted>().ids[0]!;
           ok(await stage.cli('company', 'set', '1', '--timezone', 'Pacific/Pago_Pago'));
           assert.equal(await run(), 0, `${edge} is beyond 30 days from today in Pago Pago`);
           ok(await stage.cli('company', 'set', '1', '--timezone', 'pacific/kiritimati'));
@@ -163,8 +164,8 @@ for (const kind of DB_KINDS) {
         const results = await limited(3, cases.map(([args]) => () => stage.cli('company', 'set', ...args)));
         results.forEach((r, i) => refused(r, cases[i]![1], cases[i]![2]));
         assert.deepEqual(await companyAudit(stage), before, 'no refused change was written');
-        const tree = JSON.parse(ok(await stage.cli('company', 'list', '--json')));
-        assert.deepEqual(tree.map((c: { id: number; parent_id: number | null; approver: number | null }) => [c.id, c.parent_id, c.approver]),
+        const tree = JSON.parse(ok(await stage.cli('company', 'list', '--json'))) as { id: number; parent_id: number | null; approver: number | null }[];
+        assert.deepEqual(tree.map((c) => [c.id, c.parent_id, c.approver]),
           [[1, null, null], [2, 1, 1], [4, 2, 1], [3, null, null]]);
       });
     });
@@ -190,8 +191,8 @@ describe('asset-tracker company list, user list', () => {
       ok(await stage.cli('user', 'add', '--company', '2', '--username', 'rita', '--email', 'rita@example.com', '--level', 'admin'));
       ok(await stage.cli('user', 'add', '--company', '3', '--username', 'sam', '--email', 'sam@example.com'));
       assert.equal(ok(await stage.cli('user', 'list', '--company', '2')), '1\tcompany 2\trita\trita@example.com\tadmin\treminders\tno password\n');
-      const users = JSON.parse(ok(await stage.cli('user', 'list', '--json')));
-      assert.deepEqual(users.map((u: { username: string; level: string; companyId: number }) => [u.username, u.level, u.companyId]),
+      const users = JSON.parse(ok(await stage.cli('user', 'list', '--json'))) as { username: string; level: string; companyId: number }[];
+      assert.deepEqual(users.map((u) => [u.username, u.level, u.companyId]),
         [['rita', 'admin', 2], ['sam', 'user', 3]]);
       assert.ok(!JSON.stringify(users).includes('hash'), 'no password hash is listed');
     });

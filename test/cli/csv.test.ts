@@ -10,6 +10,7 @@ import { addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { cliArgv, openStageDatabase, ROOT, show, type Stage, withStage } from '../support/stage.ts';
+import type { Inserted } from '../support/api.ts';
 
 const quoted = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
@@ -36,7 +37,7 @@ for (const kind of DB_KINDS) {
         assert.deepEqual(JSON.parse(dry.stdout), { records_valid: 2 });
         const made = await stage.cli('import', 'assets', '--company', String(top), good, '--json');
         assert.equal(made.code, 0, show(made));
-        assert.equal(JSON.parse(made.stdout).records_inserted, 2);
+        assert.equal((JSON.parse(made.stdout) as Inserted).records_inserted, 2);
         assert.equal(made.stderr, '', 'no progress bar into a pipe');
         const bad = join(stage.dir, 'bad.csv');
         writeFileSync(bad, 'asset_no,period\r\nA-1,1\r\nB-2,soon\r\n');

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { freePort, type Result, Server, show, withStage } from '../support/stage.ts';
+import type { Envelope, ErrorReply, Inserted, Updated } from '../support/api.ts';
 
 function expectOk(r: Result): string {
   assert.equal(r.code, 0, show(r));
@@ -18,7 +19,7 @@ function expectOk(r: Result): string {
 
 const json = (r: Result): unknown => JSON.parse(expectOk(r));
 
-interface CurlResult { readonly command: string; readonly statuses: readonly number[]; readonly body: Record<string, any> }
+interface CurlResult { readonly command: string; readonly statuses: readonly number[]; readonly body: Partial<Envelope> }
 
 /** What the test adds to curl without touching the printed command line: a .curlrc that makes
  *  curl quiet, fail (exit 22) on an HTTP error, and report each status on stderr, where a
@@ -47,11 +48,11 @@ function runPrinted(command: string, home: string): Promise<CurlResult> {
         assert.equal(code, 0, where);
         const lines = stderr.split('\n').filter(Boolean);
         assert.ok(lines.length > 0 && lines.every((l) => /^HTTP \d{3}$/.test(l)), `only status lines on stderr\n${where}`);
-        let body: Record<string, any>;
+        let body: Partial<Envelope>;
         // A download (`-o FILE`) writes the file, not the envelope.
         if (/\s-o\s/.test(command)) return done({ command, statuses: lines.map((l) => Number(l.slice(5))), body: {} });
         try {
-          body = JSON.parse(stdout) as Record<string, any>;
+          body = JSON.parse(stdout) as Partial<Envelope>;
         } catch {
           return assert.fail(`not JSON\n${where}`);
         }
@@ -93,37 +94,39 @@ function checkPrinted(r: CurlResult, baseUrl: string): void {
   assert.ok(url, `the command targets ${baseUrl}: ${r.command}`);
   const { request, response } = r.body;
   assert.equal(typeof request, 'object', where);
-  assert.equal(request.url, url[1], where);
-  assert.equal(request.requested_version, '3.0', where);
-  assert.equal(request.api_version, 3, where);
-  assert.equal(request.request_method, method[0] + method.slice(1).toLowerCase(), where);
-  assert.equal(typeof request.timestamp, 'number', where);
-  if (/\s-u ["']?session:/.test(last)) assert.match(String(request.session?.hash), /^[0-9a-f]{64}$/, `a session call shows its session\n${where}`);
-  else assert.equal(request.session, null, where);
+  assert.equal(request!.url, url[1], where);
+  assert.equal(request!.requested_version, '3.0', where);
+  assert.equal(request!.api_version, 3, where);
+  assert.equal(request!.request_method, method[0] + method.slice(1).toLowerCase(), where);
+  assert.equal(typeof request!.timestamp, 'number', where);
+  if (/\s-u ["']?session:/.test(last)) assert.match(String(request!.session?.hash), /^[0-9a-f]{64}$/, `a session call shows its session\n${where}`);
+  else assert.equal(request!.session, null, where);
   assert.ok(response !== undefined && response !== null, where);
-  assert.equal(response.error, undefined, where);
+  // What the verb answers: a list, the counts of a write, never an error.
+  const reply = response as Partial<ErrorReply & Inserted & Updated>;
+  assert.equal(reply.error, undefined, where);
   const status = r.statuses[r.statuses.length - 1];
   if (method === 'GET') {
     assert.equal(status, 200, where);
     assert.deepEqual(Object.keys(r.body), ['request', 'pagination', 'response'], where);
-    assert.equal(typeof r.body.pagination.total_pages, 'number', where);
-    assert.equal(typeof r.body.pagination.total_records, 'number', where);
+    assert.equal(typeof r.body.pagination!.total_pages, 'number', where);
+    assert.equal(typeof r.body.pagination!.total_records, 'number', where);
     assert.ok(Array.isArray(response) && response.length > 0, `a demo example shows data\n${where}`);
   } else if (method === 'PUT') {
     assert.equal(status, 201, where);
     assert.deepEqual(Object.keys(r.body), ['request', 'response'], where);
-    assert.equal(response.records_inserted, 1, where);
+    assert.equal(reply.records_inserted, 1, where);
   } else {
     assert.equal(status, 200, where);
     assert.deepEqual(Object.keys(r.body), ['request', 'response'], where);
-    assert.ok(response.records_found >= 1 && response.records_updated >= 1, `a demo update changes something\n${where}`);
+    assert.ok(reply.records_found! >= 1 && reply.records_updated! >= 1, `a demo update changes something\n${where}`);
   }
 }
 
 async function total(api: TestClient, path: string): Promise<number> {
   const r = await api.get(path);
   assert.equal(r.status, 200, r.text);
-  return r.body.pagination.total_records as number;
+  return r.envelope.pagination!.total_records;
 }
 
 for (const kind of DB_KINDS) {

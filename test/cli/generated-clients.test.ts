@@ -66,10 +66,10 @@ async function generate(dir: string, doc: object): Promise<void> {
 }
 
 /** What a script printed: one JSON line. */
-async function runScript(dir: string, script: string, env: Record<string, string>): Promise<any> {
+async function runScript(dir: string, script: string, env: Record<string, string>): Promise<{ created: number[] } & Record<string, unknown>> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: dir, env: cleanEnv(env), timeout: 30_000 })
     .catch((e: { stdout?: string; stderr?: string; message: string }) => assert.fail(`${script}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`));
-  return JSON.parse(stdout.trim().split('\n').pop()!);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as { created: number[] } & Record<string, unknown>;
 }
 
 const kind = DB_KINDS.includes('sqlite') ? 'sqlite' : DB_KINDS[0]!;
@@ -85,7 +85,7 @@ describe(`generated clients (${kind})`, () => {
         probe.close();
         assert.equal(served.status, 200);
         const dir = join(stage.dir, 'clients');
-        await generate(dir, served.body);
+        await generate(dir, served.body as object);
 
         // Typechecked as an integrator's project would be: strict, against the generated code.
         await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir })
@@ -95,7 +95,7 @@ describe(`generated clients (${kind})`, () => {
           KEY_FILE: prepared.files.clientKey, USERNAME, PASSWORD };
         for (const [script, prefix] of [['openapi-fetch.ts', 'OF-'], ['hey-api.ts', 'HA-']] as const) {
           const seen = await runScript(dir, script, { ...env, PREFIX: prefix });
-          const [first, second, third] = seen.created as number[];
+          const [first, second, third] = seen.created;
           assert.deepEqual(seen, {
             created: [first, second, third],
             listed: { assets: [`${prefix}1`, `${prefix}2`], costcodes: ['P-10', 'P-20'], pagination: { total_pages: 1, total_records: 2 } },

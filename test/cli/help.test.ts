@@ -19,7 +19,7 @@ describe('asset-tracker --help, --version, openapi', () => {
       assert.match(top.stdout, /asset-tracker <command> --help/);
       // A command line of the listing: its leading lower-case words.
       const commands = top.stdout.split('\n').slice(1).map((l) => /^ {2}([a-z]+(?: [a-z]+)*)(?: |$)/.exec(l)?.[1]).filter((c): c is string => !!c);
-      for (const c of DESCRIBED) assert.ok(commands.includes(c), `--help lists ${c}: ${commands}`);
+      for (const c of DESCRIBED) assert.ok(commands.includes(c), `--help lists ${c}: ${commands.join(',')}`);
       // The README's command table holds every usage of the listing, as it writes it (without --json).
       const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
       const usages = top.stdout.split('\n').slice(1).map((l) => /^ {2}([a-z][^(]*?)(?: \[--json\])?(?: {3}\(.*\))?$/.exec(l)?.[1])
@@ -48,7 +48,7 @@ describe('asset-tracker --help, --version, openapi', () => {
 
   it('--version prints the package version', async () => {
     await withStage('sqlite', async (s) => {
-      const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+      const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
       const r = await s.cli('--version');
       assert.equal(r.code, 0, show(r));
       assert.equal(r.stdout, `asset-tracker ${version}\n`);
@@ -62,7 +62,7 @@ describe('asset-tracker --help, --version, openapi', () => {
         assert.equal(r.code, 0, show(r));
         assert.equal(r.stderr, '', show(r));
       }
-      const doc = JSON.parse(pretty!.stdout);
+      const doc = JSON.parse(pretty!.stdout) as { openapi?: string; paths?: Record<string, unknown> };
       assert.deepEqual(JSON.parse(compact!.stdout), doc);
       assert.match(String(doc.openapi), /^3\./);
       assert.ok(Object.keys(doc.paths ?? {}).length > 0, 'it describes paths');

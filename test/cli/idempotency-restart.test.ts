@@ -30,7 +30,7 @@ for (const kind of DB_KINDS) {
           const again = await api.put('/3.0/assets', body, { headers });
           assert.deepEqual([again.status, again.text, again.headers['idempotent-replayed']], [201, first.text, 'true']);
           const listed = await api.get('/3.0/assets');
-          assert.equal(listed.body.pagination.total_records, 2);
+          assert.equal(listed.envelope.pagination!.total_records, 2);
           api.close();
         } finally {
           await server.stop();

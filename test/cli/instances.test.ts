@@ -16,6 +16,7 @@ import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { sessionHeader } from '../support/sessions.ts';
 import { openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
+import type { LoggedIn } from '../support/api.ts';
 
 const RATE = 20;
 const SECONDS = 3;
@@ -82,15 +83,15 @@ describe('two instances on one PostgreSQL', { skip: !DB_KINDS.includes('postgres
         // A session opened on one instance works on the other.
         const login = await a.post('/3.0/login', { username: 'shared.user', password: 'a long enough password' });
         assert.equal(login.status, 200, login.text);
-        const onB = await b.get('/3.0/users', { headers: sessionHeader(login.body.response.user_token) });
+        const onB = await b.get('/3.0/users', { headers: sessionHeader(login.reply<LoggedIn>().user_token) });
         assert.equal(onB.status, 200, onB.text);
-        assert.equal(onB.body.request.session.user_id, userId);
+        assert.equal(onB.envelope.request.session!.user_id, userId);
 
         // A failed login on one instance holds the username back on the other.
         assert.equal((await a.post('/3.0/login', { username: 'shared.user', password: 'wrong password!' })).status, 401);
         const held = await b.post('/3.0/login', { username: 'shared.user', password: 'a long enough password' });
         assert.equal(held.status, 429, held.text);
-        assert.match(held.body.response.error, /^Can't retry login this soon after a failed authentication\. Please wait \d+ seconds$/);
+        assert.match(held.errorReply.error, /^Can't retry login this soon after a failed authentication\. Please wait \d+ seconds$/);
 
         // Due assets: both instances run the reminder job every second; each asset gets one reminder, one message.
         const today = formatDate(new Date());

@@ -15,6 +15,7 @@ import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { type Family, parseExposition, valueOf } from '../support/prometheus.ts';
 import { freePort, openStageDatabase, runCli, Server, withStage } from '../support/stage.ts';
+import type { LoggedIn } from '../support/api.ts';
 
 const PASSWORD = 'correct-horse-battery-9';
 
@@ -73,7 +74,7 @@ for (const kind of DB_KINDS) {
           assert.equal((await api.get('/3.0/no-such-endpoint/id=1')).status, 404);
           const login = await api.post('/3.0/login', { username: 'mia', password: PASSWORD });
           assert.equal(login.status, 200, login.text);
-          const token: string = login.body.response.user_token;
+          const token: string = login.reply<LoggedIn>().user_token;
           const authorization = `Basic ${Buffer.from(`session:${token}`).toString('base64')}`;
           assert.equal((await api.get('/3.0/users', { headers: { authorization } })).status, 200);
           // A webhook to a loopback address: its first delivery attempt is refused by the address rule and retried.
@@ -85,7 +86,7 @@ for (const kind of DB_KINDS) {
           // Past the burst: refusals.
           const statuses = [];
           for (let i = 0; i < 20; i++) statuses.push((await api.get('/3.0/endpoints')).status);
-          assert.ok(statuses.includes(429), `some of ${statuses} are 429`);
+          assert.ok(statuses.includes(429), `some of ${statuses.join(',')} are 429`);
           api.close();
           await new Promise((r) => setTimeout(r, 300));
           const closedByLimit = await connectionsClosedAtOnce(server.port, 8);

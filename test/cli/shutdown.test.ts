@@ -14,6 +14,7 @@ import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { openStageDatabase, Server, withStage } from '../support/stage.ts';
 import { bytes, streamRequest } from '../support/workflows.ts';
+import type { FileRecord, Inserted } from '../support/api.ts';
 
 const PDF = Buffer.from('%PDF-1.4\n');
 
@@ -49,9 +50,9 @@ for (const kind of DB_KINDS) {
           const ca = join(stage.dataDir, 'tls', 'server.pem');
           await server.waitUntilReady(ca);
           const api = new TestClient(server.port, readFileSync(ca, 'utf8'), cert);
-          const asset = (await api.put('/3.0/assets', { asset_no: 'S-1' })).body.response.ids[0];
-          const file = (await api.put('/3.0/files', { asset_id: asset })).body.response.ids[0];
-          const endpoint: string = (await api.get(`/3.0/files/id=${file}`)).body.response[0].upload_endpoint;
+          const asset = (await api.put('/3.0/assets', { asset_no: 'S-1' })).reply<Inserted>().ids[0]!;
+          const file = (await api.put('/3.0/files', { asset_id: asset })).reply<Inserted>().ids[0]!;
+          const endpoint = (await api.get(`/3.0/files/id=${file}`)).reply<FileRecord[]>()[0]!.upload_endpoint;
           api.close();
           const upload = streamRequest(server.port, cert, 'POST', new URL(endpoint).pathname, {}, slowly(512 * 1024, 1500));
           await new Promise((r) => setTimeout(r, 300));
@@ -60,7 +61,7 @@ for (const kind of DB_KINDS) {
           assert.equal(await connects(server.port), false, 'a new connection after SIGTERM');
           const res = await upload;
           assert.equal(res.status, 200, res.text);
-          assert.deepEqual(res.body.response, { records_updated: 1, records_found: 1 });
+          assert.deepEqual(res.envelope.response, { records_updated: 1, records_found: 1 });
           const exit = await server.exitStatus;
           assert.deepEqual(exit, { code: 0, signal: null }, server.stderr);
           const check = openStageDatabase(stage);

@@ -27,7 +27,7 @@ const started = startServe;
 const committedIds = async (stage: Stage): Promise<number[]> => {
   const database = openStageDatabase(stage);
   try {
-    return (await database.db.selectFrom('departments' as never).select('id' as never).execute()).map((r: any) => Number(r.id));
+    return (await database.db.selectFrom('departments' as never).select('id' as never).execute() as { id: number | string }[]).map((r) => Number(r.id));
   } finally {
     await database.close();
   }
@@ -64,8 +64,8 @@ for (const kind of DB_KINDS) {
           assert.ok(ids.length >= 10, `${ids.length} departments committed before the kill`);
           const heard = () => new Set(s.receiver.of('departments.created').filter((d) => d.headers['x-signature']).map((d) => d.json.data.id));
           await s.receiver.until(() => ids.every((id) => heard().has(id)), 30_000);
-          assert.ok(!s.receiver.deliveries.some((d) => String(d.json.data.description).startsWith('rolled back')));
-          assert.ok(s.receiver.deliveries.every((d) => ids.includes(d.json.data.id)));
+          assert.ok(!s.receiver.deliveries.some((d) => { const text = d.json.data.description; return typeof text === 'string' && text.startsWith('rolled back'); }));
+          assert.ok(s.receiver.deliveries.every((d) => ids.includes(d.json.data.id as number)));
         } finally {
           api.close();
           await server.dispose();

@@ -15,22 +15,19 @@ import { Webhook } from 'standardwebhooks';
 import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { prepareStore } from '../../src/store.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
+import { expectOk } from '../support/api.ts';
 import { selfSigned } from '../support/certs.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { type Delivery, Receiver } from '../support/receiver.ts';
 import { createStage, openStageDatabase, runCli, Server, show, type Stage } from '../support/stage.ts';
-
-const ok = (r: { status: number; text: string; body: any }, status = 200) => {
-  assert.equal(r.status, status, r.text);
-  return r.body.response;
-};
+import type { AuditEntry, Inserted, WebhookDelivery, WebhookRecord } from '../support/api.ts';
 
 /** Both signatures of a delivery hold for `secret` (X-Signature by hand, webhook-signature by the Standard Webhooks library). */
 function verify(d: Delivery, secret: string): void {
   const ts = String(d.headers['x-webhook-timestamp']);
   const mine = `sha256=${createHmac('sha256', secret).update(`${ts}.${d.body}`).digest('hex')}`;
-  assert.ok(String(d.headers['x-signature']).split(' ').includes(mine), `X-Signature ${d.headers['x-signature']} lacks ${mine}`);
+  assert.ok(String(d.headers['x-signature']).split(' ').includes(mine), `X-Signature ${String(d.headers['x-signature'])} lacks ${mine}`);
   assert.equal(d.headers['webhook-timestamp'], ts);
   assert.equal(d.headers['webhook-id'], d.json.id);
   new Webhook(secret).verify(d.body, {
@@ -94,38 +91,38 @@ for (const kind of DB_KINDS) {
       for (const [body, message] of bad) {
         const r = await api.put('/3.0/webhooks', body);
         assert.equal(r.status, 400, r.text);
-        assert.equal(r.body.response.error, message);
+        assert.equal(r.errorReply.error, message);
       }
-      const created = ok(await api.put('/3.0/webhooks', { url: main.url(), events: ['*'], data: { team: 'erp' } }), 201);
+      const created = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: main.url(), events: ['*'], data: { team: 'erp' } }), 201);
       assert.deepEqual(Object.keys(created), ['records_inserted', 'ids', 'secrets']);
-      [hookId] = created.ids;
-      [secret] = created.secrets;
+      [hookId] = created.ids as [number];
+      [secret] = created.secrets as [string];
       assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-      const [hook] = ok(await api.get(`/3.0/webhooks/id=${hookId}`));
-      assert.deepEqual(Object.keys(hook), ['id', 'company_id', 'url', 'events', 'active', 'data', 'created', 'modified', 'version']);
-      assert.deepEqual([hook.company_id, hook.url, hook.events, hook.active], [top, main.url(), ['*'], 1]);
+      const [hook] = expectOk<WebhookRecord[]>(await api.get(`/3.0/webhooks/id=${hookId}`));
+      assert.deepEqual(Object.keys(hook!), ['id', 'company_id', 'url', 'events', 'active', 'data', 'created', 'modified', 'version']);
+      assert.deepEqual([hook!.company_id, hook!.url, hook!.events, hook!.active], [top, main.url(), ['*'], 1]);
       assert.ok(!JSON.stringify(await api.get('/3.0/auditlog')).includes(secret));
-      ok(await other.put('/3.0/webhooks', { url: aside.url(), events: ['*'] }), 201);
-      assert.deepEqual(ok(await other.get('/3.0/webhooks')).map((h: any) => h.company_id), [sibling]);
+      expectOk(await other.put('/3.0/webhooks', { url: aside.url(), events: ['*'] }), 201);
+      assert.deepEqual(expectOk<WebhookRecord[]>(await other.get('/3.0/webhooks')).map((h) => h.company_id), [sibling]);
     });
 
     it('every event family arrives with both signatures; a sibling company hears nothing of it', async () => {
-      const loc = ok(await api.put('/3.0/locations', { description: 'Lab', company_id: child }), 201).ids[0];
-      ok(await api.put('/3.0/departments', { description: 'QA' }), 201);
-      const type = ok(await api.put('/3.0/externaltypes', { description: 'Scope', external_itemtype_id: 7 }), 201).ids[0];
-      const asset = ok(await api.put('/3.0/assets', { asset_no: 'A-1', next_check: '2000-01-01' }), 201).ids[0];
-      const due = ok(await api.put('/3.0/assets', { asset_no: 'A-2', next_check: inDays(5) }), 201).ids[0];
-      const [q1, q2] = ok(await api.put('/3.0/assetqueue', [{ description: 'In', asset_no: 'Q-1' }, { description: 'Out', asset_no: 'Q-2' }]), 201).ids;
-      ok(await api.post(`/3.0/assetqueue/id=${q1}`, { released: 1 }));
-      ok(await api.post(`/3.0/assetqueue/id=${q2}`, { released: 2 }));
-      ok(await api.put('/3.0/assetreminders', { asset_id: asset, due_date: '2000-01-01', remind_date: '1999-12-01' }), 201);
-      ok(await api.put('/3.0/files', { asset_id: asset, description: 'certificate' }), 201);
-      ok(await api.put('/3.0/messages', { messagetext: 'hello' }), 201);
-      ok(await api.put('/3.0/users', { username: `hook-${kind}`, email: 'h@example.com' }), 201);
-      ok(await api.put('/3.0/companies', { name: 'Grandchild', parent_id: child }), 201);
-      ok(await api.post(`/3.0/locations/id=${loc}`, { description: 'Lab 2' }));
-      ok(await api.post(`/3.0/webhooks/id=${hookId}`, { data: { team: 'erp', v: 2 } }));
-      ok(await api.delete(`/3.0/externaltypes/id=${type}`));
+      const loc = expectOk<Inserted>(await api.put('/3.0/locations', { description: 'Lab', company_id: child }), 201).ids[0];
+      expectOk(await api.put('/3.0/departments', { description: 'QA' }), 201);
+      const type = expectOk<Inserted>(await api.put('/3.0/externaltypes', { description: 'Scope', external_itemtype_id: 7 }), 201).ids[0];
+      const asset = expectOk<Inserted>(await api.put('/3.0/assets', { asset_no: 'A-1', next_check: '2000-01-01' }), 201).ids[0];
+      const due = expectOk<Inserted>(await api.put('/3.0/assets', { asset_no: 'A-2', next_check: inDays(5) }), 201).ids[0];
+      const [q1, q2] = expectOk<Inserted>(await api.put('/3.0/assetqueue', [{ description: 'In', asset_no: 'Q-1' }, { description: 'Out', asset_no: 'Q-2' }]), 201).ids;
+      expectOk(await api.post(`/3.0/assetqueue/id=${q1}`, { released: 1 }));
+      expectOk(await api.post(`/3.0/assetqueue/id=${q2}`, { released: 2 }));
+      expectOk(await api.put('/3.0/assetreminders', { asset_id: asset, due_date: '2000-01-01', remind_date: '1999-12-01' }), 201);
+      expectOk(await api.put('/3.0/files', { asset_id: asset, description: 'certificate' }), 201);
+      expectOk(await api.put('/3.0/messages', { messagetext: 'hello' }), 201);
+      expectOk(await api.put('/3.0/users', { username: `hook-${kind}`, email: 'h@example.com' }), 201);
+      expectOk(await api.put('/3.0/companies', { name: 'Grandchild', parent_id: child }), 201);
+      expectOk(await api.post(`/3.0/locations/id=${loc}`, { description: 'Lab 2' }));
+      expectOk(await api.post(`/3.0/webhooks/id=${hookId}`, { data: { team: 'erp', v: 2 } }));
+      expectOk(await api.delete(`/3.0/externaltypes/id=${type}`));
       const reminders = await runCli(['reminders', 'run'], stage.env({}));
       assert.equal(reminders.code, 0, show(reminders));
       const expected = ['locations.created', 'locations.updated', 'departments.created', 'externaltypes.created', 'externaltypes.deleted',
@@ -148,7 +145,7 @@ for (const kind of DB_KINDS) {
       for (let i = 0; i < 10; i++) {
         // Timed from before the request, so the figure is an upper bound of commit to delivery.
         const sent = Date.now();
-        const id = ok(await api.put('/3.0/messages', { messagetext: `prompt ${i}` }), 201).ids[0];
+        const id = expectOk<Inserted>(await api.put('/3.0/messages', { messagetext: `prompt ${i}` }), 201).ids[0];
         await main.until(() => main.of('messages.created', id).length > 0, 5_000);
         const waited = main.of('messages.created', id)[0]!.at - sent;
         assert.ok(waited < 1000, `message ${id} delivered ${waited} ms after the request`);
@@ -156,11 +153,11 @@ for (const kind of DB_KINDS) {
     });
 
     it('a failure is retried: after a 500 at about 5 s, after a Retry-After of 1 s sooner, after a timeout too', async () => {
-      const hook = ok(await api.put('/3.0/webhooks', { url: main.url('/retry'), events: ['departments.created'] }), 201).ids[0];
+      const hook = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: main.url('/retry'), events: ['departments.created'] }), 201).ids[0];
       for (const [answer, least, most] of [[{ status: 500 }, 4000, 8000], [{ status: 503, headers: { 'retry-after': '1' } }, 800, 3500],
         ['hang', 4000, 9000]] as const) {
         main.answer('/retry', answer);
-        const id = ok(await api.put('/3.0/departments', { description: `retry ${JSON.stringify(answer)}` }), 201).ids[0];
+        const id = expectOk<Inserted>(await api.put('/3.0/departments', { description: `retry ${JSON.stringify(answer)}` }), 201).ids[0];
         const tries = () => main.of('departments.created', id).filter((d) => d.path === '/retry');
         await main.until(() => tries().length === 2, 15_000);
         const [first, second] = tries();
@@ -168,18 +165,18 @@ for (const kind of DB_KINDS) {
         const gap = second!.at - first!.at;
         assert.ok(gap >= least && gap <= most, `retried after ${gap} ms`);
       }
-      const log = ok(await api.get(`/3.0/webhookdeliveries/webhook_id=${hook}`));
-      assert.deepEqual(log.map((l: any) => [l.attempt, l.status, l.response_status]), [[2, 'delivered', 200], [2, 'delivered', 200], [2, 'delivered', 200]]);
-      assert.deepEqual(Object.keys(log[0]), ['id', 'webhook_id', 'company_id', 'event_id', 'event', 'attempt', 'status', 'response_status', 'error', 'created', 'next_attempt']);
-      ok(await api.delete(`/3.0/webhooks/id=${hook}`));
+      const log = expectOk<WebhookDelivery[]>(await api.get(`/3.0/webhookdeliveries/webhook_id=${hook}`));
+      assert.deepEqual(log.map((l) => [l.attempt, l.status, l.response_status]), [[2, 'delivered', 200], [2, 'delivered', 200], [2, 'delivered', 200]]);
+      assert.deepEqual(Object.keys(log[0]!), ['id', 'webhook_id', 'company_id', 'event_id', 'event', 'attempt', 'status', 'response_status', 'error', 'created', 'next_attempt']);
+      expectOk(await api.delete(`/3.0/webhooks/id=${hook}`));
     });
 
     it('a rotated secret signs beside the old one', async () => {
       const r = await runCli(['webhooks', 'rotate', String(hookId), '--json'], stage.env({}));
       assert.equal(r.code, 0, show(r));
-      const rotated = JSON.parse(r.stdout).secret as string;
+      const rotated = (JSON.parse(r.stdout) as { secret: string }).secret;
       assert.notEqual(rotated, secret);
-      const id = ok(await api.put('/3.0/departments', { description: 'after rotation' }), 201).ids[0];
+      const id = expectOk<Inserted>(await api.put('/3.0/departments', { description: 'after rotation' }), 201).ids[0];
       await main.until(() => main.of('departments.created', id).length === 1);
       const [d] = main.of('departments.created', id);
       assert.equal(String(d!.headers['x-signature']).split(' ').length, 2);
@@ -190,46 +187,47 @@ for (const kind of DB_KINDS) {
     });
 
     it('a receiver whose certificate is not trusted is never delivered to', async () => {
-      const hook = ok(await api.put('/3.0/webhooks', { url: untrusted.url(), events: ['departments.created'] }), 201).ids[0];
-      const id = ok(await api.put('/3.0/departments', { description: 'untrusted' }), 201).ids[0];
+      const hook = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: untrusted.url(), events: ['departments.created'] }), 201).ids[0];
+      const id = expectOk<Inserted>(await api.put('/3.0/departments', { description: 'untrusted' }), 201).ids[0];
       await main.until(() => main.of('departments.created', id).length === 1);
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(untrusted.deliveries.length, 0);
-      const [log] = ok(await api.get(`/3.0/webhookdeliveries/webhook_id=${hook}`));
-      assert.equal(log.status, 'retrying');
-      assert.match(log.error, /certificate/);
-      ok(await api.delete(`/3.0/webhooks/id=${hook}`));
+      const [log] = expectOk<WebhookDelivery[]>(await api.get(`/3.0/webhookdeliveries/webhook_id=${hook}`));
+      assert.equal(log!.status, 'retrying');
+      assert.match(String(log!.error), /certificate/);
+      expectOk(await api.delete(`/3.0/webhooks/id=${hook}`));
     });
 
     it('410 Gone switches the webhook off, audited; nothing more is delivered to it', async () => {
-      const hook = ok(await api.put('/3.0/webhooks', { url: main.url('/gone'), events: ['departments.created'] }), 201).ids[0];
+      const hook = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: main.url('/gone'), events: ['departments.created'] }), 201).ids[0];
       main.answer('/gone', { status: 410 });
-      const id = ok(await api.put('/3.0/departments', { description: 'gone' }), 201).ids[0];
+      const id = expectOk<Inserted>(await api.put('/3.0/departments', { description: 'gone' }), 201).ids[0];
       const gone = () => main.deliveries.filter((d) => d.path === '/gone');
       await main.until(() => gone().length === 1);
       assert.equal(gone()[0]!.json.data.id, id);
-      for (let i = 0; i < 50 && ok(await api.get(`/3.0/webhooks/id=${hook}`))[0].active === 1; i++) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(ok(await api.get(`/3.0/webhooks/id=${hook}`))[0].active, 0);
-      const audit = ok(await api.get(`/3.0/auditlog/endpoint=webhooks/record_id=${hook}/action=update`));
-      assert.ok(audit.some((a: any) => a.newdata?.active === 0), JSON.stringify(audit));
-      ok(await api.put('/3.0/departments', { description: 'unheard' }), 201);
+      for (let i = 0; i < 50 && expectOk<WebhookRecord[]>(await api.get(`/3.0/webhooks/id=${hook}`))[0]!.active === 1; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(expectOk<WebhookRecord[]>(await api.get(`/3.0/webhooks/id=${hook}`))[0]!.active, 0);
+      const audit = expectOk<AuditEntry[]>(await api.get(`/3.0/auditlog/endpoint=webhooks/record_id=${hook}/action=update`));
+      assert.ok(audit.some((a) => a.newdata?.active === 0), JSON.stringify(audit));
+      expectOk(await api.put('/3.0/departments', { description: 'unheard' }), 201);
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(gone().length, 1);
     });
 
     it("a failed standard's check arrives as assetchecks.failed with the checks and assets that relied on it", async () => {
-      const [own] = ok(await api.put('/3.0/webhooks', { url: main.url('/checks'), events: ['assetchecks.failed'] }), 201).secrets;
-      const [standard, a, b] = ok(await api.put('/3.0/assets', [{ asset_no: 'S-1' }, { asset_no: 'C-1' }, { asset_no: 'C-2', company_id: child }]), 201).ids;
+      const [own] = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: main.url('/checks'), events: ['assetchecks.failed'] }), 201).secrets!;
+      const [standard, a, b] = expectOk<Inserted>(await api.put('/3.0/assets', [{ asset_no: 'S-1' }, { asset_no: 'C-1' }, { asset_no: 'C-2', company_id: child }]), 201).ids;
       const used = [
-        ok(await api.put('/3.0/assetchecks', { asset_id: a, check_date: '2026-01-05', result: 'pass', standard_ids: [standard] }), 201).ids[0],
-        ok(await api.put('/3.0/assetchecks', { asset_id: b, check_date: '2026-01-06', result: 'pass', standard_ids: [standard] }), 201).ids[0],
+        expectOk<Inserted>(await api.put('/3.0/assetchecks', { asset_id: a, check_date: '2026-01-05', result: 'pass', standard_ids: [standard] }), 201).ids[0],
+        expectOk<Inserted>(await api.put('/3.0/assetchecks', { asset_id: b, check_date: '2026-01-06', result: 'pass', standard_ids: [standard] }), 201).ids[0],
       ];
-      const failed = ok(await api.put('/3.0/assetchecks', { asset_id: standard, check_date: '2026-01-07', result: 'fail' }), 201).ids[0];
+      const failed = expectOk<Inserted>(await api.put('/3.0/assetchecks', { asset_id: standard, check_date: '2026-01-07', result: 'fail' }), 201).ids[0];
       await main.until(() => main.of('assetchecks.failed', failed).length > 0, 10_000);
       const [d] = main.of('assetchecks.failed', failed);
-      verify(d!, own);
+      verify(d!, own!);
       assert.equal(d!.path, '/checks');
-      assert.deepEqual([d!.json.data.result, d!.json.data.impacted_check_ids, d!.json.data.impacted_asset_ids], ['fail', used, [a, b]]);
+      const data = d!.json.data as { result?: string; impacted_check_ids?: number[]; impacted_asset_ids?: number[] };
+      assert.deepEqual([data.result, data.impacted_check_ids, data.impacted_asset_ids], ['fail', used, [a, b]]);
       assert.ok(main.deliveries.filter((x) => x.path === '/checks').every((x) => x.json.event === 'assetchecks.failed'));
     });
   });

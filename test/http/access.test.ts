@@ -12,6 +12,7 @@ import type { TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { Api, assertNoSecretsLeaked, expectError, expectOk, makeUser, type TestUser, uniqueName } from '../support/sessions.ts';
 import type { Endpoint } from '../../src/engine/types.ts';
+import type { Inserted, Message, User } from '../support/api.ts';
 
 type Caller = 'readonly' | 'user' | 'admin' | 'creator' | 'basic';
 const CALLERS: readonly Caller[] = ['readonly', 'user', 'admin', 'creator', 'basic'];
@@ -105,8 +106,8 @@ for (const kind of DB_KINDS) {
       for (const level of ['readonly', 'user', 'admin'] as const) users[level] = await makeUser(svc, C, { level });
       users.creator = await makeUser(svc, C, { level: 'admin', canCreateCompanies: true });
       for (const c of ['readonly', 'user', 'admin', 'creator'] as const) as[c] = await api.session(users[c]);
-      asset = expectOk(await api.put('assets', { asset_no: 'FIXED-1' }), 201).ids[0];
-      movable = expectOk(await api.put('assets', { asset_no: 'MOVE-1' }), 201).ids[0];
+      asset = expectOk<Inserted>(await api.put('assets', { asset_no: 'FIXED-1' }), 201).ids[0]!;
+      movable = expectOk<Inserted>(await api.put('assets', { asset_no: 'MOVE-1' }), 201).ids[0]!;
     });
     after(() => svc.close());
 
@@ -136,8 +137,8 @@ for (const kind of DB_KINDS) {
               const bad = verb === 'POST' || verb === 'PUT' ? { body: '{"broken' } : {};
               res = await client.request(verb, `/3.0/${endpoint.name}/nosuchfield=1`, bad);
               expectError(res, 403, `Access denied: ${verb} on ${endpoint.name} requires ${NEED_TEXT[n as Need]}`);
-              assert.equal(res.body.response.code, 'forbidden');
-              assert.equal(res.body.request.session.user_id, users[caller as Exclude<Caller, 'basic'>].id);
+              assert.equal(res.errorReply.code, 'forbidden');
+              assert.equal(res.envelope.request.session!.user_id, users[caller as Exclude<Caller, 'basic'>].id);
             }
           }
         }
@@ -147,15 +148,15 @@ for (const kind of DB_KINDS) {
     it('a user session may POST only message_read on messages and acknowledged on assetreminders', async () => {
       const s = as.user;
       const me = users.user;
-      const msg = expectOk(await api.put('messages', { target_user_id: me.id, messagetext: 'hi' }), 201).ids[0];
+      const msg = expectOk<Inserted>(await api.put('messages', { target_user_id: me.id, messagetext: 'hi' }), 201).ids[0]!;
       assert.deepEqual(expectOk(await s.post(`messages/id=${msg}`, { message_read: 1 })), { records_updated: 1, records_found: 1 });
       expectError(await s.post(`messages/id=${msg}`, { messagetext: 'changed' }), 403, 'Access denied: POST on messages requires admin');
       expectError(await s.post(`messages/id=${msg}`, { message_read: 0, data: { a: 1 } }), 403, 'Access denied: POST on messages requires admin');
-      const rem = expectOk(await api.put('assetreminders', body('assetreminders', 'PUT', 'basic')), 201).ids[0];
+      const rem = expectOk<Inserted>(await api.put('assetreminders', body('assetreminders', 'PUT', 'basic')), 201).ids[0]!;
       assert.deepEqual(expectOk(await s.post(`assetreminders/id=${rem}`, { acknowledged: 1 })), { records_updated: 1, records_found: 1 });
       expectError(await s.post(`assetreminders/id=${rem}`, { message: 'x' }), 403, 'Access denied: POST on assetreminders requires admin');
       expectError(await s.post(`assetreminders/id=${rem}`, { remind_date: '2030-01-02' }), 403, 'Access denied: POST on assetreminders requires admin');
-      const stored = expectOk(await api.get(`messages/id=${msg}`))[0];
+      const stored = expectOk<Message[]>(await api.get(`messages/id=${msg}`))[0]!;
       assert.equal(stored.messagetext, 'hi');
       assert.equal(stored.message_read, 1);
       // An admin session may change any field.
@@ -175,7 +176,7 @@ for (const kind of DB_KINDS) {
         ['admin', { level: 'admin', can_create_companies: true }]] as const) {
         const res = await as[caller].post(`users/id=${users[caller].id}`, { permissions });
         assert.equal(res.status, 403, res.text);
-        assert.ok(res.body.response.error.startsWith('Access denied: '), res.text);
+        assert.ok(res.errorReply.error.startsWith('Access denied: '), res.text);
       }
       // Nor as one of many matched users: nothing changes.
       const res = await as.creator.post(`users/company_id=${C}`, { permissions: { level: 'readonly' } });
@@ -197,14 +198,14 @@ for (const kind of DB_KINDS) {
         await as.admin.post(`users/id=${other.id}`, { permissions: flagged }),
       ]) {
         assert.equal(res.status, 403, res.text);
-        assert.ok(res.body.response.error.startsWith('Access denied: '), res.text);
+        assert.ok(res.errorReply.error.startsWith('Access denied: '), res.text);
       }
       assert.equal(await count(), n);
-      assert.equal(expectOk(await api.get(`users/id=${other.id}`))[0].permissions.level, 'readonly');
+      assert.equal(expectOk<User[]>(await api.get(`users/id=${other.id}`))[0]!.permissions.level, 'readonly');
       // What it holds, it may grant.
       assert.deepEqual(expectOk(await as.admin.post(`users/id=${other.id}`, { permissions: { level: 'admin' } })), { records_updated: 1, records_found: 1 });
       expectOk(await as.creator.post(`users/id=${other.id}`, { permissions: flagged }));
-      assert.deepEqual(expectOk(await api.get(`users/id=${other.id}`))[0].permissions, flagged);
+      assert.deepEqual(expectOk<User[]>(await api.get(`users/id=${other.id}`))[0]!.permissions, flagged);
       expectOk(await as.creator.put('users', { username: uniqueName('g'), email: 'g@example.com', permissions: flagged }), 201);
       // Basic mode grants anything.
       expectOk(await api.post(`users/id=${other.id}`, { permissions: { level: 'readonly' } }));

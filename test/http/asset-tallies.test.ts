@@ -100,7 +100,7 @@ for (const kind of DB_KINDS) {
             const res = await client.get(`/3.0/assets/${filter}`);
             const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM assets WHERE company_id IN (${sql.join(scope)})
               AND ${where(filter)}`.execute(svc.database.db);
-            assert.equal(res.body.pagination.total_records, Number(rows[0]!.n), filter);
+            assert.equal(res.envelope.pagination!.total_records, Number(rows[0]!.n), filter);
           }
         }
       }), { numRuns: RUNS });

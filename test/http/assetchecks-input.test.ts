@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addDays } from '../../src/model/dates.ts';
+import type { Inserted } from '../support/api.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { login, user } from '../support/workflows.ts';
@@ -81,7 +82,7 @@ for (const kind of DB_KINDS) {
       const seen = await one(childApi, 'assetchecks', id);
       assert.deepEqual(seen.standard_ids, [parentStandard]);
       assert.deepEqual(seen.standards, [allNull(ASSET_SHORT)]);
-      assert.equal((await one(api, 'assetchecks', id)).standards[0].id, parentStandard);
+      assert.equal((await one(api, 'assetchecks', id)).standards[0]?.id, parentStandard);
       // The child cannot name its parent's standard itself, nor filter on what it cannot see.
       expectError(await childApi.put('/3.0/assetchecks', { asset_id: childAsset, check_date: '2026-01-03', result: 'pass', standard_ids: [parentStandard] }),
         400, invalid('standard_ids'));
@@ -99,7 +100,7 @@ for (const kind of DB_KINDS) {
       expectOk(await api.get('/3.0/assetchecks', reader));
       assert.equal((await api.put('/3.0/assetchecks', body, reader)).status, 403);
       const tech = await as('user');
-      const id = expectOk(await api.put('/3.0/assetchecks', body, tech), 201).ids[0] as number;
+      const id = expectOk<Inserted>(await api.put('/3.0/assetchecks', body, tech), 201).ids[0]!;
       assert.equal((await api.post(`/3.0/assetchecks/id=${id}`, { performed_by: 'me' }, tech)).status, 403);
       assert.equal((await api.delete(`/3.0/assetchecks/id=${id}`, tech)).status, 403);
       const admin = await as('admin');
@@ -122,8 +123,8 @@ for (const kind of DB_KINDS) {
       expectOk(await api.put('/3.0/assetchecks', again, { headers: { 'content-type': 'text/csv' } }), 201);
       const checks = await list(api, `assetchecks/asset_id=${a}`);
       assert.deepEqual(checks.map((c: { check_date: string }) => c.check_date), ['2026-01-06', '2026-01-07']);
-      assert.deepEqual(checks[1].points, checks[0].points);
-      assert.deepEqual(checks[1].standard_ids, [parentStandard]);
+      assert.deepEqual(checks[1]?.points, checks[0]?.points);
+      assert.deepEqual(checks[1]?.standard_ids, [parentStandard]);
       const bad = res.text.replace('""as_found"":1.25', '""as_found"":""x""');
       assert.equal((await api.put('/3.0/assetchecks', bad, { headers: { 'content-type': 'text/csv' } })).status, 400);
     });

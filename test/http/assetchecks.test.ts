@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { runReminders } from '../../src/jobs/reminders.ts';
 import { addDays } from '../../src/model/dates.ts';
+import type { Asset, Inserted } from '../support/api.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { auditOf, countRows, create, expectError, expectOk, list, one, start, stop, todayText, update } from './resources-support.ts';
@@ -42,12 +43,12 @@ for (const kind of DB_KINDS) {
       assert.deepEqual([c.company_id, c.check_type, c.result, c.standard_ids, c.next_check, c.version], [top, 'calibration', 'pass', [std], '2027-03-10', 1]);
       assert.deepEqual(c.points, [{ name: 'p', unit: 'V', nominal: 10, lower_limit: 9, upper_limit: 11, as_found: 10.5, as_left: null,
         uncertainty: 0.5, found_verdict: 'pass', left_verdict: null, verdict: 'pass' }]);
-      assert.deepEqual([c.asset.id, c.file.id, c.standards.map((s: { id: number }) => s.id)], [a, file, [std]]);
+      assert.deepEqual([c.asset?.id, c.file?.id, c.standards.map((s) => s.id)], [a, file, [std]]);
       const moved = await one(api, 'assets', a);
       assert.deepEqual([moved.last_check, moved.next_check, moved.last_result, moved.status, moved.version], ['2026-03-10', '2027-03-10', 'pass', 'Active', 2]);
       const entries = await auditOf(api, 'assets', a);
       assert.deepEqual(entries.map((e: { action: string }) => e.action), ['create', 'update']);
-      assert.deepEqual(entries[1].newdata, { last_check: '2026-03-10', next_check: '2027-03-10', last_result: 'pass' });
+      assert.deepEqual(entries[1]!.newdata, { last_check: '2026-03-10', next_check: '2027-03-10', last_result: 'pass' });
     });
 
     it('a failed check marks the asset out of tolerance and keeps its next check; the next good one brings it back', async () => {
@@ -80,16 +81,16 @@ for (const kind of DB_KINDS) {
 
     it('last_result is the latest check by date, then id, also within one PUT and after a delete; filterable and orderable', async () => {
       const a = await asset();
-      const ids = expectOk(await api.put('/3.0/assetchecks', [
+      const ids = expectOk<Inserted>(await api.put('/3.0/assetchecks', [
         { asset_id: a, check_date: '2026-06-01', result: 'pass' },
         { asset_id: a, check_date: '2026-03-01', result: 'fail' },
         { asset_id: a, check_date: '2026-06-01', result: 'conditional' },
-      ]), 201).ids as number[];
+      ]), 201).ids;
       let s = await one(api, 'assets', a);
       assert.deepEqual([s.last_check, s.last_result, s.status], ['2026-06-01', 'conditional', 'Active']);
       assert.ok((await list(api, `assets/last_result=conditional`)).some((x: { id: number }) => x.id === a));
-      const ordered = expectOk(await api.get('/3.0/assets/last_result!<NULL>', { headers: { 'x-api-result-order': 'last_result^' } }));
-      const results = ordered.map((x: { last_result: string }) => x.last_result);
+      const ordered = expectOk<Asset[]>(await api.get('/3.0/assets/last_result!<NULL>', { headers: { 'x-api-result-order': 'last_result^' } }));
+      const results = ordered.map((x) => x.last_result);
       assert.deepEqual(results, [...results].sort().reverse());
       expectOk(await api.delete(`/3.0/assetchecks/id=${ids[2]}`));
       s = await one(api, 'assets', a);
@@ -218,8 +219,8 @@ for (const kind of DB_KINDS) {
       assert.equal(checks.length, 20);
       const latest = [...checks].sort((p, q) => (p.check_date === q.check_date ? q.id - p.id : q.check_date < p.check_date ? -1 : 1))[0];
       const s = await one(api, 'assets', a);
-      assert.equal(s.last_check, latest.check_date);
-      assert.equal(s.last_result, latest.result);
+      assert.equal(s.last_check, latest!.check_date);
+      assert.equal(s.last_result, latest!.result);
     });
   });
 }

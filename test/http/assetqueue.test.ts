@@ -48,7 +48,7 @@ for (const kind of DB_KINDS) {
         company: null, externaltype: allNull(EXTERNALTYPE_FIELDS), department: null, location: null, version: 1,
       });
       assert.deepEqual(keys(q.company), COMPANY_FIELDS);
-      assert.equal(q.company.id, top);
+      assert.equal(q.company!.id, top);
     });
 
     it('embeds its external type, department and location', async () => {
@@ -60,7 +60,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(keys(q.externaltype), EXTERNALTYPE_FIELDS);
       assert.deepEqual(keys(q.department), PLACE_FIELDS);
       assert.deepEqual(keys(q.location), PLACE_FIELDS);
-      assert.deepEqual([q.externaltype.id, q.department.id, q.location.id], [ext, dep, loc]);
+      assert.deepEqual([q.externaltype.id, q.department!.id, q.location!.id], [ext, dep, loc]);
     });
 
     it('description is required; released, asset_id and the creation dates cannot be sent with PUT', async () => {
@@ -132,7 +132,7 @@ for (const kind of DB_KINDS) {
       assert.equal(q.released, 1);
       assert.equal(typeof q.asset_id, 'number');
       assert.equal(q.modified, nowText(svc));
-      const a = await one(api, 'assets', q.asset_id);
+      const a = await one(api, 'assets', q.asset_id!);
       assert.deepEqual({ ...a, company: null, location: null, department: null, externaltype: null }, {
         id: q.asset_id, company_id: top, asset_no: 'REL-1', serial_no: 'SN-1', description: 'Torque wrench', status: 'New',
         next_check: '2025-01-31', last_check: null, last_result: null, period: 6, location_id: loc, department_id: dep, external_type_id: ext,
@@ -143,16 +143,16 @@ for (const kind of DB_KINDS) {
       // Both changes are audited.
       const log = await auditOf(api, 'assetqueue', id);
       assert.deepEqual(log.map((e) => e.action), ['create', 'update']);
-      assert.deepEqual(log[1].olddata, { released: 0, asset_id: null });
-      assert.deepEqual(log[1].newdata, { released: 1, asset_id: q.asset_id });
-      assert.deepEqual((await auditOf(api, 'assets', q.asset_id)).map((e) => e.action), ['create']);
+      assert.deepEqual(log[1]!.olddata, { released: 0, asset_id: null });
+      assert.deepEqual(log[1]!.newdata, { released: 1, asset_id: q.asset_id });
+      assert.deepEqual((await auditOf(api, 'assets', q.asset_id!)).map((e) => e.action), ['create']);
     });
 
     it('the approving system releases into a managed company, and may link its own asset instead', async () => {
       const created = await entry(managedApi, { asset_no: 'MR-1', manufacturer: 'M', model: 'X' });
       await update(manager, `assetqueue/id=${created}`, { released: 1 });
       const q = await one(api, 'assetqueue', created);
-      assert.equal((await one(api, 'assets', q.asset_id)).company_id, managed);
+      assert.equal((await one(api, 'assets', q.asset_id!)).company_id, managed);
 
       const linked = await entry(managedApi, { asset_no: 'MR-2' });
       const own = await create(manager, 'assets', { asset_no: 'MR-2', company_id: managed });
@@ -236,7 +236,7 @@ for (const kind of DB_KINDS) {
     it('deleting a queue entry leaves its asset alone', async () => {
       const id = await entry(api, { asset_no: 'DEL-1' });
       await update(api, `assetqueue/id=${id}`, { released: 1 });
-      const assetId = (await one(api, 'assetqueue', id)).asset_id;
+      const assetId = (await one(api, 'assetqueue', id)).asset_id!;
       assert.deepEqual(expectOk(await api.delete(`/3.0/assetqueue/id=${id}`)), { records_deleted: 1, records_found: 1 });
       assert.equal((await one(api, 'assets', assetId)).asset_no, 'DEL-1');
     });

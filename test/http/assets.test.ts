@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import {
   allNull, ASSET_FIELDS, auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS,
-  FILE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, start, stop, todayText, update, recordKeys,
+  FILE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, stop, todayText, update, recordKeys,
 } from './resources-support.ts';
 
 for (const kind of DB_KINDS) {
@@ -16,12 +17,7 @@ for (const kind of DB_KINDS) {
     let top: number, child: number;
     let api: TestClient;
 
-    before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
-      api = (await svc.certificate(top)).client;
-    });
+    before(async () => { ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' })); });
     after(() => stop(svc));
 
     it('a new asset has the fields of §7.2 in order, its defaults and all-null/null embeds', async () => {
@@ -35,8 +31,8 @@ for (const kind of DB_KINDS) {
         version: 1,
       });
       assert.deepEqual(keys(a.company), COMPANY_FIELDS);
-      assert.equal(a.company.id, top);
-      assert.equal(a.company.name, 'Top');
+      assert.equal(a.company!.id, top);
+      assert.equal(a.company!.name, 'Top');
     });
 
     it('embeds the location, department, external type and files of an asset', async () => {
@@ -50,14 +46,14 @@ for (const kind of DB_KINDS) {
       const file = await create(api, 'files', { asset_id: id, description: 'certificate' });
       const a = await one(api, 'assets', id);
       assert.deepEqual(keys(a.location), PLACE_FIELDS);
-      assert.deepEqual([a.location.id, a.location.description, a.location.company_id], [loc, 'Hall', top]);
+      assert.deepEqual([a.location!.id, a.location!.description, a.location!.company_id], [loc, 'Hall', top]);
       assert.deepEqual(keys(a.department), PLACE_FIELDS);
-      assert.deepEqual([a.department.id, a.department.description], [dep, 'Lab']);
+      assert.deepEqual([a.department!.id, a.department!.description], [dep, 'Lab']);
       assert.deepEqual(keys(a.externaltype), EXTERNALTYPE_FIELDS);
       assert.deepEqual([a.externaltype.id, a.externaltype.external_itemtype_id, a.externaltype.description], [ext, 77, 'Scale']);
       assert.equal(a.files.length, 1);
       assert.deepEqual(keys(a.files[0]), FILE_FIELDS);
-      assert.deepEqual([a.files[0].id, a.files[0].asset_id, a.files[0].description], [file, id, 'certificate']);
+      assert.deepEqual([a.files[0]!.id, a.files[0]!.asset_id, a.files[0]!.description], [file, id, 'certificate']);
       // Dynamic JSON comes back with its keys in the order written.
       assert.equal(JSON.stringify(a.data), '{"z":1,"a":[true,null]}');
       assert.deepEqual([a.next_check, a.last_check, a.period, a.status], ['2025-03-01', '2024-03-01', 12, 'In use']);
@@ -88,7 +84,7 @@ for (const kind of DB_KINDS) {
       expectError(await api.put('/3.0/assets', { asset_no: 'R-1', location_id: childLoc }), 400, 'Field verification failed, invalid value for location_id');
       expectError(await api.put('/3.0/assets', { asset_no: 'R-1', department_id: 999999 }), 400, 'Field verification failed, invalid value for department_id');
       const id = await create(api, 'assets', { asset_no: 'R-1', company_id: child, location_id: childLoc });
-      assert.equal((await one(api, 'assets', id)).location.description, 'Child hall');
+      assert.equal((await one(api, 'assets', id)).location!.description, 'Child hall');
       expectError(await api.put('/3.0/assets', { asset_no: 'R-2', company_id: 999999 }), 400, 'Field verification failed, invalid value for company_id');
       expectError(await api.post(`/3.0/assets/id=${id}`, { company_id: top }), 400, 'Field verification failed, invalid field company_id');
     });
@@ -185,7 +181,7 @@ for (const kind of DB_KINDS) {
       const q = await one(api, 'assetqueue', entry);
       assert.deepEqual([q.asset_id, q.released], [null, 1]);
       const log = await auditOf(api, 'assetqueue', entry);
-      const last = log[log.length - 1];
+      const last = log[log.length - 1]!;
       assert.deepEqual([last.action, last.olddata, last.newdata], ['update', { asset_id: assetId }, { asset_id: null }]);
     });
 

@@ -12,6 +12,7 @@ import type { TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { eventually } from '../support/wait.ts';
 import { closePlain, escapedPem, listenPlain, noAccessMessage, plainRaw, plainRequest, spkiOf } from '../support/proxy.ts';
+import type { AuditEntry, ErrorReply, Inserted } from '../support/api.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const FINGERPRINT = /^[0-9a-f]{64}$/;
@@ -19,13 +20,13 @@ const FINGERPRINT = /^[0-9a-f]{64}$/;
 function assertNoAccess(r: TestResponse, signature: string): void {
   assert.equal(r.status, 401, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  assert.deepEqual(r.body.response, { error: noAccessMessage(signature), code: 'no_access' });
-  assert.equal('pagination' in r.body, false);
+  assert.deepEqual(r.envelope.response, { error: noAccessMessage(signature), code: 'no_access' });
+  assert.equal('pagination' in r.envelope, false);
 }
 
 function assertOk(r: TestResponse): void {
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.body.response.error, undefined);
+  assert.equal((r.envelope.response as Partial<ErrorReply>).error, undefined);
 }
 
 /** Issuer equal to subject, but signed by another key: looks self-signed, is not. */
@@ -223,7 +224,7 @@ for (const kind of DB_KINDS) {
       assert.equal((await anonymous.get('/readyz')).status, 200);
       const openapi = await anonymous.get('/openapi.json');
       assert.equal(openapi.status, 200);
-      assert.equal(typeof openapi.body.openapi, 'string');
+      assert.equal(typeof (openapi.body as { openapi?: unknown }).openapi, 'string');
     });
 
     it('without proxy settings there is no plain-HTTP listener', () => {
@@ -256,7 +257,7 @@ for (const kind of DB_KINDS) {
       const r = await viaProxy('/3.0/endpoints', { [HEADER]: escapedPem(registered.certPem) });
       assertOk(r);
       assert.equal(r.headers['content-type'], JSON_TYPE);
-      assert.equal(r.body.response.length, 16);
+      assert.equal(r.reply<unknown[]>().length, 16);
     });
 
     it('the audit entry records the client address read from X-Forwarded-For, never one the client chose', async () => {
@@ -272,7 +273,7 @@ for (const kind of DB_KINDS) {
         const r = await viaProxy('/3.0/locations', { [HEADER]: escapedPem(registered.certPem), 'x-forwarded-for': [...forwarded] }, 'PUT',
           JSON.stringify({ description: `from ${client}` }));
         assert.equal(r.status, 201, r.text);
-        const [id] = r.body.response.ids;
+        const [id] = r.reply<Inserted>().ids;
         const { rows } = await sql<{ ip: string }>`SELECT ip FROM auditlog WHERE endpoint = 'locations' AND record_id = ${id}`.execute(svc.database.db);
         assert.equal(rows[0]?.ip, client, JSON.stringify(forwarded));
       }
@@ -294,8 +295,8 @@ for (const kind of DB_KINDS) {
       for (const pair of [[registered.certPem, registered.certPem], [registered.certPem, selfSigned('other').certPem]]) {
         const r = await viaProxy('/3.0/endpoints', { [HEADER]: pair.map(escapedPem) });
         assert.equal(r.status, 401, r.text);
-        assert.equal(r.body.response.code, 'no_access');
-        assert.ok(r.body.response.error.startsWith('You do not have access to the API. Your signature: '), r.text);
+        assert.equal(r.errorReply.code, 'no_access');
+        assert.ok(r.errorReply.error.startsWith('You do not have access to the API. Your signature: '), r.text);
       }
     });
 
@@ -323,7 +324,7 @@ for (const kind of DB_KINDS) {
     it('a header that holds no certificate → 401', async () => {
       const r = await viaProxy('/3.0/endpoints', { [HEADER]: 'not%20a%20certificate' });
       assert.equal(r.status, 401, r.text);
-      assert.equal(r.body.response.code, 'no_access');
+      assert.equal(r.errorReply.code, 'no_access');
     });
 
     it('401 comes before 404 and 405 on the plain listener too', async () => {
@@ -334,9 +335,9 @@ for (const kind of DB_KINDS) {
     it('an unknown verb on the plain listener: 401 without the header, 405 with it; overlong lines → 414', async () => {
       const line = (headers: string) => `FOO /3.0/endpoints HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`;
       const none = await plainRaw(port, line(''));
-      assert.deepEqual([none.status, none.body.response.error], [401, noAccessMessage('none')]);
+      assert.deepEqual([none.status, none.errorReply.error], [401, noAccessMessage('none')]);
       const r = await plainRaw(port, line(`${HEADER}: ${escapedPem(registered.certPem)}\r\n`));
-      assert.deepEqual([r.status, r.body.response], [405, { error: 'Method FOO not supported on endpoint endpoints', code: 'method_not_allowed' }]);
+      assert.deepEqual([r.status, r.envelope.response], [405, { error: 'Method FOO not supported on endpoint endpoints', code: 'method_not_allowed' }]);
       const long = await plainRaw(port, `GET /3.0/assets/description=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
       assert.deepEqual([long.status, long.body], [414, { response: { error: 'Request line too long', code: 'too_long' } }]);
     });
@@ -357,10 +358,10 @@ for (const kind of DB_KINDS) {
         if (xff !== undefined) headers['X-Forwarded-For'] = xff;
         const put = await viaProxy('/3.0/locations', headers, 'PUT', JSON.stringify({ description: 'via proxy' }));
         assert.equal(put.status, 201, put.text);
-        const id = put.body.response.ids[0];
+        const id = put.reply<Inserted>().ids[0]!;
         const log = await client.get(`/3.0/auditlog/endpoint=locations/record_id=${id}`);
-        assert.equal(log.body.response.length, 1, log.text);
-        return log.body.response[0].ip;
+        assert.equal(log.reply<AuditEntry[]>().length, 1, log.text);
+        return log.reply<AuditEntry[]>()[0]!.ip;
       };
       assert.equal(await ipOf('203.0.113.7, 198.51.100.9, 10.1.2.3'), '198.51.100.9');
       assert.equal(await ipOf('198.51.100.20'), '198.51.100.20');
@@ -373,8 +374,8 @@ for (const kind of DB_KINDS) {
       const { client } = await svc.certificate(company);
       const put = await client.put('/3.0/locations', { description: 'direct' }, { headers: { 'X-Forwarded-For': '198.51.100.77' } });
       assert.equal(put.status, 201, put.text);
-      const log = await client.get(`/3.0/auditlog/endpoint=locations/record_id=${put.body.response.ids[0]}`);
-      assert.equal(log.body.response[0].ip, '127.0.0.1');
+      const log = await client.get(`/3.0/auditlog/endpoint=locations/record_id=${put.reply<Inserted>().ids[0]}`);
+      assert.equal(log.reply<AuditEntry[]>()[0]!.ip, '127.0.0.1');
     });
   });
 

@@ -36,13 +36,13 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(rows.map((r) => r.id), [top, child, grandchild]);
       for (const r of rows) assert.deepEqual(keys(r), recordKeys(COMPANY_FIELDS, 'parentcompany'));
       // The parent of the top company is outside the scope: all members null.
-      assert.equal(rows[0].parent_id, root);
-      assert.deepEqual(rows[0].parentcompany, allNull(COMPANY_FIELDS));
+      assert.equal(rows[0]!.parent_id, root);
+      assert.deepEqual(rows[0]!.parentcompany, allNull(COMPANY_FIELDS));
       // A visible parent is embedded as a company record without its own embeds.
-      assert.deepEqual(keys(rows[1].parentcompany), COMPANY_FIELDS);
-      assert.equal(rows[1].parentcompany.id, top);
-      assert.equal(rows[1].parentcompany.name, 'Top');
-      assert.equal(rows[2].parentcompany.id, child);
+      assert.deepEqual(keys(rows[1]!.parentcompany), COMPANY_FIELDS);
+      assert.equal(rows[1]!.parentcompany!.id, top);
+      assert.equal(rows[1]!.parentcompany!.name, 'Top');
+      assert.equal(rows[2]!.parentcompany!.id, child);
     });
 
     it('a root company has parentcompany null', async () => {
@@ -55,7 +55,7 @@ for (const kind of DB_KINDS) {
     it('companies outside the scope are never listed, counted or changed', async () => {
       const res = await api.get(`/3.0/companies/id=${other}`);
       assert.deepEqual(expectOk(res), []);
-      assert.deepEqual(res.body.pagination, { total_pages: 0, total_records: 0 });
+      assert.deepEqual(res.envelope.pagination, { total_pages: 0, total_records: 0 });
       assert.deepEqual(await update(api, `companies/id=${other}`, { name: 'x' }), { records_updated: 0, records_found: 0 });
       assert.deepEqual(expectOk(await api.delete(`/3.0/companies/id=${root}`)), { records_deleted: 0, records_found: 0 });
     });
@@ -67,7 +67,7 @@ for (const kind of DB_KINDS) {
         id: 0, name: 'New Co', created: nowText(svc), logo: null, subdomain: null, styles: null, data: null,
         parent_id: top, modified: nowText(svc), parentcompany: r.parentcompany, version: 1,
       });
-      assert.equal(r.parentcompany.id, top);
+      assert.equal(r.parentcompany!.id, top);
     });
 
     it('PUT under a company of the scope, and refuses a parent outside it', async () => {
@@ -119,7 +119,7 @@ for (const kind of DB_KINDS) {
         let succeeded = 0;
         for (const res of answers) {
           if (res.status === 200) {
-            assert.deepEqual(res.body.response, { records_updated: 1, records_found: 1 }, `round ${round}`);
+            assert.deepEqual(res.envelope.response, { records_updated: 1, records_found: 1 }, `round ${round}`);
             succeeded++;
           } else {
             expectError(res, 400, badParent);

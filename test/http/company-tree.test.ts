@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { create, expectError, expectOk, start, stop, update } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { create, expectError, expectOk, stop, update } from './resources-support.ts';
+import type { Asset } from '../support/api.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 20);
 
@@ -57,11 +59,7 @@ for (const kind of DB_KINDS) {
     let svc: Service;
     let root: number;
     let api: TestClient;
-    before(async () => {
-      svc = await start(kind);
-      root = await svc.company('Closure root');
-      api = (await svc.certificate(root)).client;
-    });
+    before(async () => { ({ svc, top: root, api } = await buildTenancy(kind, { top: 'Closure root' })); });
     after(() => stop(svc));
 
     it('equals the recursive walk of parent_id after random creates, moves and deletes through the API', async () => {
@@ -117,9 +115,9 @@ for (const kind of DB_KINDS) {
       const watch = async (client: TestClient, own: number, into: Set<string>) => {
         while (moving) {
           const res = await client.get('/3.0/assets');
-          const ids = expectOk(res).map((r: { id: number }) => r.id);
+          const ids = expectOk<Asset[]>(res).map((r) => r.id);
           assert.ok(allowed(own).includes(JSON.stringify(ids)), `a mix of trees: ${JSON.stringify(ids)}`);
-          for (const r of res.body.response) assert.ok(r.company_id === x || r.company_id === (own === ownA ? a : b), res.text);
+          for (const r of res.reply<Asset[]>()) assert.ok(r.company_id === x || r.company_id === (own === ownA ? a : b), res.text);
           into.add(JSON.stringify(ids));
         }
       };
@@ -131,8 +129,8 @@ for (const kind of DB_KINDS) {
       moving = false;
       await Promise.all(watchers);
       // X ended under A: A sees it again, B no longer does.
-      assert.deepEqual(expectOk(await clientA.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownA, ...inX]);
-      assert.deepEqual(expectOk(await clientB.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownB]);
+      assert.deepEqual(expectOk<Asset[]>(await clientA.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownA, ...inX]);
+      assert.deepEqual(expectOk<Asset[]>(await clientB.get('/3.0/assets')).map((r: { id: number }) => r.id), [ownB]);
       assert.ok(seen.a.size >= 1 && seen.b.size >= 1);
       assert.deepEqual(await stored(svc), await walked(svc));
     });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { create, expectOk, start, stop } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { create, expectOk, stop } from './resources-support.ts';
 
 const WEAK = /^W\/"[A-Za-z0-9_-]{27}"$/;
 
@@ -16,8 +17,7 @@ for (const kind of DB_KINDS) {
     let id: number;
 
     before(async () => {
-      svc = await start(kind);
-      api = (await svc.certificate(await svc.company('Top'))).client;
+      ({ svc, api } = await buildTenancy(kind));
       for (let i = 0; i < 31; i++) id = await create(api, 'locations', { description: `L${i}` });
     });
     after(() => stop(svc));

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { ASSET_FIELDS, create, expectOk, PLACE_FIELDS, start, stop } from './resources-support.ts';
+import type { Asset, Inserted } from '../support/api.ts';
 
 const CSV = { headers: { accept: 'text/csv' } };
 /** Assets an export → import round trip carries. */
@@ -35,10 +37,7 @@ for (const kind of DB_KINDS) {
     let top: number, child: number, location: number;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
-      api = (await svc.certificate(top)).client;
+      ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' }));
       childApi = (await svc.certificate(child)).client;
       location = await create(api, 'locations', { description: 'Hall, "B"\nnorth' });
     });
@@ -56,10 +55,10 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(head, [...own, 'data.alpha', 'data.beta', 'data.nested', 'data.none', 'data.zeta',
         'company.name', 'location.description', 'department.description', 'externaltype.description']);
       assert.equal(rows.length, 2);
-      const json = await Promise.all([a, b].map(async (id) => expectOk(await api.get(`/3.0/assets/id=${id}`))[0]));
+      const json = await Promise.all([a, b].map(async (id) => expectOk<Asset[]>(await api.get(`/3.0/assets/id=${id}`))[0]));
       for (const [i, record] of json.entries()) {
         const row = rows[i]!;
-        own.forEach((f, k) => assert.equal(row[k], record[f] === null ? '' : String(record[f]), f));
+        own.forEach((f, k) => assert.equal(row[k], record![f as keyof Asset] === null ? '' : String(record![f as keyof Asset] as string | number), f));
       }
       const at = (i: number, name: string) => rows[i]![head.indexOf(name)];
       assert.equal(at(0, 'asset_no'), 'Ä-1, "quoted"');
@@ -82,7 +81,7 @@ for (const kind of DB_KINDS) {
     it('every match, past any page: filters, ordering and the scope hold', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 1100; i += 100) {
-        const r = expectOk(await api.put('/3.0/locations', Array.from({ length: 100 }, (_, k) => ({ description: `bulk ${i + k}`, data: { n: i + k } }))), 201);
+        const r = expectOk<Inserted>(await api.put('/3.0/locations', Array.from({ length: 100 }, (_, k) => ({ description: `bulk ${i + k}`, data: { n: i + k } }))), 201);
         ids.push(...r.ids);
       }
       const [head, ...rows] = parseCsv((await api.get('/3.0/locations/description~bulk', { headers: { accept: 'text/csv', 'x-api-result-order': 'id^' } })).text);
@@ -110,36 +109,36 @@ for (const kind of DB_KINDS) {
       expectOk(await api.delete('/3.0/assets/asset_no~RT-'));
       const r = await api.put('/3.0/assets', exported, { headers: { 'content-type': 'text/csv; charset=utf-8' } });
       assert.equal(r.status, 201, r.text);
-      assert.equal(r.body.response.records_inserted, ROUND_TRIP);
+      assert.equal(r.reply<Inserted>().records_inserted, ROUND_TRIP);
       const after = parseCsv((await api.get('/3.0/assets/asset_no~RT-', CSV)).text);
       const same = (rows: string[][]) => rows.map((row) => row.filter((_, k) => !['id', 'modified'].includes(before[0]![k]!)));
       assert.deepEqual(same(after), same(before));
     });
 
     it('bad rows refuse the whole file, each listed with its row number and field; nothing is written', async () => {
-      const count = async () => expectOk(await api.get('/3.0/assets/asset_no~BAD-')).length;
+      const count = async () => expectOk<Asset[]>(await api.get('/3.0/assets/asset_no~BAD-')).length;
       const file = ['asset_no,period,location_id,data.k', 'BAD-1,12,,x', 'BAD-2,twelve,,x', ',1,,x', `BAD-1,1,${location},x`, 'BAD-5,1,999999,x',
         'BAD-6,1'].join('\r\n');
       const r = await api.put('/3.0/assets', file, { headers: { 'content-type': 'text/csv' } });
       assert.equal(r.status, 400, r.text);
-      assert.equal(r.body.response.code, 'invalid_rows');
-      assert.equal(r.body.response.error, 'Invalid rows in CSV: 5');
-      assert.deepEqual(r.body.response.errors.map((e: any) => [e.row, e.field]),
+      assert.equal(r.errorReply.code, 'invalid_rows');
+      assert.equal(r.errorReply.error, 'Invalid rows in CSV: 5');
+      assert.deepEqual(r.reply<{ errors: { row: number; field: string | null }[] }>().errors.map((e) => [e.row, e.field]),
         [[2, 'period'], [3, 'asset_no'], [4, 'asset_no'], [5, 'location_id'], [6, null]]);
       assert.equal(await count(), 0);
       const dry = await api.put('/3.0/assets', 'asset_no,description\r\nBAD-7,x\r\nBAD-8,y', { headers: { 'content-type': 'text/csv', 'x-dry-run': 'true' } });
       assert.equal(dry.status, 200, dry.text);
-      assert.deepEqual(dry.body.response, { records_valid: 2 });
+      assert.deepEqual(dry.envelope.response, { records_valid: 2 });
       assert.equal(await count(), 0);
       const unknown = await api.put('/3.0/assets', 'asset_no,colour\r\nBAD-9,red', { headers: { 'content-type': 'text/csv' } });
       assert.equal(unknown.status, 400);
-      assert.equal(unknown.body.response.error, 'Field verification failed, invalid field colour');
+      assert.equal(unknown.errorReply.error, 'Field verification failed, invalid field colour');
       // Read-only and embed columns are taken and ignored; a guard quote is removed.
       const ok = await api.put('/3.0/assets', "id,asset_no,description,modified,company.name\r\n77,OK-1,'=2+2,2000-01-01 00:00:00,Elsewhere",
         { headers: { 'content-type': 'text/csv' } });
       assert.equal(ok.status, 201, ok.text);
-      const [made] = expectOk(await api.get(`/3.0/assets/id=${ok.body.response.ids[0]}`));
-      assert.deepEqual([made.asset_no, made.description, made.company_id], ['OK-1', '=2+2', top]);
+      const [made] = expectOk<Asset[]>(await api.get(`/3.0/assets/id=${ok.reply<Inserted>().ids[0]}`));
+      assert.deepEqual([made!.asset_no, made!.description, made!.company_id], ['OK-1', '=2+2', top]);
     });
 
     it('a file over IMPORT_MAX_BYTES is refused with 413; where PUT takes no CSV, the JSON limit holds', async () => {
@@ -149,13 +148,13 @@ for (const kind of DB_KINDS) {
         const big = `asset_no\r\n${Array.from({ length: 200 }, (_, i) => `BIG-${i}`).join('\r\n')}`;
         const r = await client.put('/3.0/assets', big, { headers: { 'content-type': 'text/csv' } });
         assert.equal(r.status, 413);
-        assert.equal(r.body.response.error, 'Request body exceeds 1000 bytes');
+        assert.equal(r.errorReply.error, 'Request body exceeds 1000 bytes');
         const fits = `asset_no\r\n${Array.from({ length: 80 }, (_, i) => `FIT-${i}`).join('\r\n')}`;
         assert.ok(fits.length > 500 && fits.length < 1000);
         assert.equal((await client.put('/3.0/assets', fits, { headers: { 'content-type': 'text/csv' } })).status, 201);
         const note = await client.put('/3.0/auditlog', fits, { headers: { 'content-type': 'text/csv' } });
         assert.equal(note.status, 413);
-        assert.equal(note.body.response.error, 'Request body exceeds 500 bytes');
+        assert.equal(note.errorReply.error, 'Request body exceeds 500 bytes');
       } finally {
         await stop(small);
       }
@@ -164,7 +163,7 @@ for (const kind of DB_KINDS) {
     it('a refused query is refused as JSON, whatever Accept says', async () => {
       const r = await api.get('/3.0/assets/nosuch=1', CSV);
       assert.equal(r.status, 400);
-      assert.equal(r.body.response.code, 'invalid_filter');
+      assert.equal(r.errorReply.code, 'invalid_filter');
     });
   });
 }

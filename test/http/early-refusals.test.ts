@@ -23,6 +23,7 @@ import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { closePlain, escapedPem, listenPlain } from '../support/proxy.ts';
 import { count } from '../support/workflows.ts';
 import { create, one } from './resources-support.ts';
+import type { Envelope, ErrorReply } from '../support/api.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -53,7 +54,7 @@ function assertStoppedReading(a: { written: number; stalled: boolean }, size: nu
 function assertTooLarge(a: Answer, max: number, method: string, what: string): void {
   assert.equal(a.status, 413, `${what}: ${a.status} ${a.text}`);
   assert.equal(a.headers.get('connection'), 'close', what);
-  const body = JSON.parse(a.text);
+  const body = JSON.parse(a.text) as Envelope;
   assert.deepEqual(body.response, { error: `Request body exceeds ${max} bytes`, code: 'too_large' }, what);
   assert.equal(body.request.request_method, method, what);
 }
@@ -157,7 +158,7 @@ for (const kind of DB_KINDS) {
       const a = answered(await sendBody(tlsT, { method: 'POST', path: `/3.0/upload/${token}`, head: Buffer.from('not a document'),
         size: 2 * MiB, framing: 'chunked', expect: 'none' }), 'text upload');
       assert.equal(a.status, 415, a.text);
-      assert.equal(JSON.parse(a.text).response.code, 'bad_file_type');
+      assert.equal((JSON.parse(a.text) as Envelope<ErrorReply>).response.code, 'bad_file_type');
     });
 
     it('the plain listener for the proxy answers alike: JSON and upload bodies, both framings, with and without Expect', async () => {

@@ -7,11 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { runReminders } from '../../src/jobs/reminders.ts';
 import { addDays } from '../../src/model/dates.ts';
-import { create, expectOk, one, start, stop, todayText } from './resources-support.ts';
+import { create, expectOk, one, stop, todayText } from './resources-support.ts';
+import type { Inserted, PlaceFields, Updated } from '../support/api.ts';
 
-interface EventRow { seq: number; event_id: string; event: string; endpoint: string; record_id: number; op: string; company_id: number; data: unknown }
+interface EventRow { seq: number; event_id: string; event: string; endpoint: string; record_id: number; op: string; company_id: number; data: PlaceFields }
 
 for (const kind of DB_KINDS) {
   describe(`event outbox (${kind})`, () => {
@@ -19,17 +21,13 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
     let top: number;
 
-    before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      api = (await svc.certificate(top)).client;
-    });
+    before(async () => { ({ svc, top, api } = await buildTenancy(kind)); });
     after(() => stop(svc));
 
     const eventsAfter = async (seq: number): Promise<EventRow[]> => {
-      const { rows } = await sql<EventRow>`SELECT * FROM events WHERE seq > ${seq} ORDER BY seq`.execute(svc.database.db);
+      const { rows } = await sql<Omit<EventRow, 'data'> & { data: string | PlaceFields }>`SELECT * FROM events WHERE seq > ${seq} ORDER BY seq`.execute(svc.database.db);
       return rows.map((r) => ({ ...r, seq: Number(r.seq), record_id: Number(r.record_id), company_id: Number(r.company_id),
-        data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data }));
+        data: typeof r.data === 'string' ? JSON.parse(r.data) as PlaceFields : r.data }));
     };
     const last = async () => Number((await sql<{ s: number | null }>`SELECT MAX(seq) AS s FROM events`.execute(svc.database.db)).rows[0]?.s ?? 0);
 
@@ -55,11 +53,11 @@ for (const kind of DB_KINDS) {
     it('a POST over many records adds one event per changed record; one that changes nothing adds none', async () => {
       for (let i = 0; i < 5; i++) await create(api, 'departments', { description: `D${i}`, data: { batch: 'x' } });
       const mark = await last();
-      const r = expectOk(await api.post('/3.0/departments/data.batch=x', { data: { batch: 'y' } }));
+      const r = expectOk<Updated>(await api.post('/3.0/departments/data.batch=x', { data: { batch: 'y' } }));
       assert.equal(r.records_updated, 5);
       const events = await eventsAfter(mark);
       assert.equal(events.length, 5);
-      assert.ok(events.every((e) => e.event === 'departments.updated' && (e.data as any).data.batch === 'y'));
+      assert.ok(events.every((e) => e.event === 'departments.updated' && e.data.data!.batch === 'y'));
       const mark2 = await last();
       expectOk(await api.post('/3.0/departments/data.batch=y', { data: { batch: 'y' } }));
       assert.deepEqual(await eventsAfter(mark2), []);
@@ -76,10 +74,10 @@ for (const kind of DB_KINDS) {
       const mark = await last();
       const user = await create(api, 'users', { username: `u${kind}`, email: 'u@example.com' });
       await svc.database.db.updateTable('users').set({ password_hash: 'x' } as never).where('id', '=', user).execute().catch(() => {});
-      const hook = expectOk(await api.put('/3.0/webhooks', { url: 'https://example.com/hook', events: ['*'] }), 201);
+      const hook = expectOk<Inserted>(await api.put('/3.0/webhooks', { url: 'https://example.com/hook', events: ['*'] }), 201);
       const events = await eventsAfter(mark);
       const text = JSON.stringify(events);
-      assert.ok(!text.includes(hook.secrets[0]) && !/password_hash|secret/.test(text), text);
+      assert.ok(!text.includes(hook.secrets![0]!) && !/password_hash|secret/.test(text), text);
       assert.deepEqual(events.map((e) => e.event), ['users.created', 'webhooks.created']);
     });
 

@@ -186,7 +186,7 @@ filterTable('filters on JSON, relations and datetimes', [...json, ...relations, 
       const listed = idsOf(await a.get(`/3.0/${path}`));
       const res = await a.post(`/3.0/${path}`, { data: { mark: ++mark } });
       assert.equal(res.status, 200, `${path}: ${res.text}`);
-      assert.deepEqual(res.body.response, { records_updated: listed.length, records_found: listed.length }, path);
+      assert.deepEqual(res.envelope.response, { records_updated: listed.length, records_found: listed.length }, path);
       assert.deepEqual(idsOf(await a.get(`/3.0/${endpoint}/data.mark=${mark}`)), listed, path);
     }
   });

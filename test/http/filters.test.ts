@@ -195,7 +195,7 @@ filterTable('filters on plain fields', rows, (data) => {
     const { a } = data();
     const res = await a.post('/3.0/assets/next_check%2B=2019-01-01/description%21=%3CNULL%3E', {});
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.response, { records_updated: 0, records_found: 3 });
+    assert.deepEqual(res.envelope.response, { records_updated: 0, records_found: 3 });
   });
 
   it('a NUL byte in a value is refused (no engine stores one; it would cut a LIKE pattern short)', async () => {
@@ -208,6 +208,6 @@ filterTable('filters on plain fields', rows, (data) => {
   it('the error quotes the path exactly as received in request.url', async () => {
     const res = await data().a.get('/3.0/assets/id>1/foo=a+b%2Bc');
     assertError(res, 400, 'invalid_filter', 'Invalid filter definition: foo=a+b%2Bc');
-    assert.equal(res.body.request.url, '/3.0/assets/id>1/foo=a+b%2Bc');
+    assert.equal(res.envelope.request.url, '/3.0/assets/id>1/foo=a+b%2Bc');
   });
 });

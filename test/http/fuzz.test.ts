@@ -52,6 +52,7 @@ import { encodeRequest, exchange, showRequest, type WireOutcome, type WireReques
 import { DB_KINDS, type DbKind, type Service, startService } from '../support/harness.ts';
 import { makeUser, type TestUser } from '../support/sessions.ts';
 import { create, stop } from './resources-support.ts';
+import type { Envelope, ErrorReply, Inserted, LoggedIn } from '../support/api.ts';
 
 const RUNS = (() => {
   const n = Number(process.env.FUZZ_RUNS ?? '100');
@@ -105,7 +106,7 @@ const PERMISSIONS: Readonly<Record<Who, string>> = {
 async function login(w: Pick<World, 'impClient'>, user: TestUser): Promise<string> {
   const r = await w.impClient.post('/3.0/login', { username: user.username, password: user.password });
   assert.equal(r.status, 200, `login of ${user.username}: ${r.text}`);
-  return r.body.response.user_token;
+  return r.reply<LoggedIn>().user_token;
 }
 
 async function setUp(kind: DbKind): Promise<World> {
@@ -140,7 +141,7 @@ async function setUp(kind: DbKind): Promise<World> {
   for (const [i, data] of edgy.entries()) {
     const r = await api.put('/3.0/assets', `{"asset_no":"FZ-edge-${i}","data":${data}}`);
     assert.equal(r.status, 201, r.text);
-    ids.assets!.push(r.body.response.ids[0]);
+    ids.assets!.push(r.reply<Inserted>().ids[0]!);
   }
   const users = {
     admin: await makeUser(svc, A, { level: 'admin', canCreateCompanies: true }),
@@ -184,7 +185,7 @@ async function replenish(w: World): Promise<void> {
   const idOf = async (endpoint: string, body: unknown) => {
     const r = await api.put(`/3.0/${endpoint}`, body);
     if (!ok(r)) return null;
-    const id = r.body.response.ids[0] as number;
+    const id = r.reply<Inserted>().ids[0] as number;
     (w.pools.ids as Record<string, number[]>)[endpoint] = [...(w.pools.ids[endpoint] ?? []), id];
     return id;
   };
@@ -238,7 +239,7 @@ async function repair(w: World): Promise<void> {
 
 type Snapshot = Map<string, string>;
 
-const jsonOf = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : Buffer.isBuffer(x) ? x.toString('hex') : x));
+const jsonOf = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : Buffer.isBuffer(x) ? x.toString('hex') : x));
 
 async function snapshot(w: World): Promise<Snapshot> {
   const { db } = w.svc.database;
@@ -314,14 +315,16 @@ function judge(w: World, plan: Plan, outcome: WireOutcome, allowed: readonly All
     if (r.status >= 500) problems.push(`an internal error (${r.status}): a bug`);
     return { problems, code: r.status < 300 ? 'ok' : `HEAD ${r.status}` };
   }
-  let body: any;
+  let parsed: unknown;
   try {
-    body = JSON.parse(r.text);
+    parsed = JSON.parse(r.text);
   } catch (e) {
     problems.push(`the body is not JSON (${String(e)})`);
     return { problems, code: null };
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { problems: [...problems, 'the body is not a JSON object'], code: null };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { problems: [...problems, 'the body is not a JSON object'], code: null };
+  // Each member is checked below before it is relied on.
+  const body = parsed as Partial<Envelope<Partial<ErrorReply> | null>>;
   const bare = !('request' in body);
   const keys = Object.keys(body);
   let code: string;

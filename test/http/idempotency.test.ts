@@ -15,6 +15,7 @@ import { TestClient, type TestResponse } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
 import { Api, makeUser } from '../support/sessions.ts';
 import { countRows, create, expectError, expectOk, list, start, stop } from './resources-support.ts';
+import type { Inserted, LoggedIn } from '../support/api.ts';
 
 const keyed = (key: string) => ({ headers: { 'idempotency-key': key } });
 const mismatch = (key: string) => `Idempotency-Key ${key} was used for another request`;
@@ -80,7 +81,7 @@ for (const kind of DB_KINDS) {
       const changed = await api.post(`/3.0/locations/id=${loc}`, { description: 'y' }, keyed(post));
       assert.deepEqual(expectOk(changed), { records_updated: 1, records_found: 1 });
       expectReplay(changed, await api.post(`/3.0/locations/id=${loc}`, { description: 'y' }, keyed(post)));
-      assert.equal((await list(api, `locations/id=${loc}`))[0].version, 2, 'the replay wrote nothing');
+      assert.equal((await list(api, `locations/id=${loc}`))[0]!.version, 2, 'the replay wrote nothing');
     });
 
     it('the same key on another body, path or verb is 422, and nothing is written', async () => {
@@ -124,7 +125,7 @@ for (const kind of DB_KINDS) {
       expectOk(byA, 201);
       const byB = await b.put('locations', { description: 'session' }, keyed(key));
       expectOk(byB, 201);
-      assert.notEqual(byA.body.response.ids[0], byB.body.response.ids[0]);
+      assert.notEqual(byA.reply<Inserted>().ids[0], byB.reply<Inserted>().ids[0]);
       expectReplay(byA, await a.put('locations', { description: 'session' }, keyed(key)));
       assert.equal((await list(api, 'locations/description=mine')).length, 2);
     });
@@ -158,14 +159,14 @@ for (const kind of DB_KINDS) {
       expectReplay(first, await one.put('locations', { description: 'two sessions' }, keyed(key)));
       const other = await two.put('locations', { description: 'two sessions' }, keyed(key));
       assert.equal(other.headers['idempotent-replayed'], 'true', 'the key is the user\'s');
-      assert.deepEqual(other.body.response, first.body.response);
-      assert.equal(other.body.request.session.hash, two.token);
-      assert.equal(other.body.request.timestamp, first.body.request.timestamp);
+      assert.deepEqual(other.envelope.response, first.envelope.response);
+      assert.equal(other.envelope.request.session!.hash, two.token);
+      assert.equal(other.envelope.request.timestamp, first.envelope.request.timestamp);
       const { rows } = await sql<{ response: string }>`SELECT response FROM idempotency_keys`.execute(svc.database.db);
       for (const r of rows) for (const token of [one.token!, two.token!]) assert.ok(!String(r.response).includes(token));
       // A login is not kept for a retry: its reply is a token.
       const again = await Promise.all([0, 1].map(() => users.login(admin.username, admin.password, {}, keyed('login-key'))));
-      assert.notEqual(again[0]!.body.response.user_token, again[1]!.body.response.user_token);
+      assert.notEqual(again[0]!.reply<LoggedIn>().user_token, again[1]!.reply<LoggedIn>().user_token);
     });
 
     it('what wrote nothing is not kept: a dry run, then the import with the same key, imports', async () => {
@@ -174,7 +175,7 @@ for (const kind of DB_KINDS) {
       const dry = await api.put('/3.0/assets', 'asset_no\r\nDRY-1\r\n', { headers: { ...csv.headers, 'x-dry-run': 'true' } });
       assert.deepEqual(expectOk(dry), { records_valid: 1 });
       const real = await api.put('/3.0/assets', 'asset_no\r\nDRY-1\r\n', csv);
-      assert.equal(expectOk(real, 201).records_inserted, 1);
+      assert.equal(expectOk<Inserted>(real, 201).records_inserted, 1);
       expectReplay(real, await api.put('/3.0/assets', 'asset_no\r\nDRY-1\r\n', csv));
       // The same bytes as JSON are another request.
       expectError(await api.put('/3.0/assets', 'asset_no\r\nDRY-1\r\n', keyed(key)), 422, mismatch(key));
@@ -192,19 +193,19 @@ for (const kind of DB_KINDS) {
       expectReplay(noted, await api.put('/3.0/auditlog', { message: 'kept once' }, keyed(note)));
       assert.equal((await list(api, 'auditlog/message=kept+once')).length, 1);
       const user = await makeUser(svc, top);
-      const before = (await list(api, `users/id=${user.id}`))[0].version;
+      const before = (await list(api, `users/id=${user.id}`))[0]!.version;
       const pw = newKey();
       const set = await api.post(`/3.0/password/id=${user.id}`, { new_password: 'a-new-password' }, keyed(pw));
       expectOk(set);
       expectReplay(set, await api.post(`/3.0/password/id=${user.id}`, { new_password: 'a-new-password' }, keyed(pw)));
-      assert.equal((await list(api, `users/id=${user.id}`))[0].version, before + 1, 'set once');
+      assert.equal((await list(api, `users/id=${user.id}`))[0]!.version, before + 1, 'set once');
       const child = await svc.company('Moved to', top);
       const asset = await create(api, 'assets', { asset_no: 'MOVE-K' });
       const move = newKey();
       const moved = await api.post('/3.0/moveasset', { asset_id: asset, company_id: child }, keyed(move));
       expectOk(moved);
       expectReplay(moved, await api.post('/3.0/moveasset', { asset_id: asset, company_id: child }, keyed(move)));
-      assert.equal((await list(api, `assets/id=${asset}`))[0].version, 2);
+      assert.equal((await list(api, `assets/id=${asset}`))[0]!.version, 2);
     });
 
     it('keys last 24 hours', async () => {

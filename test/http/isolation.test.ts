@@ -17,9 +17,10 @@ import { RESOURCES } from '../../src/resources/registry.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import {
-  type Caller, createBody, dataFor, idsIn, inSession, isTenancy, listAll, nextSerial, ownersOf, probesFor, type Rec, rowCount, scopeOf, Seeded,
+  type Caller, createBody, dataFor, idsIn, inSession, isTenancy, listAll, nextSerial, ownersOf, probesFor, type Rec, embedOf, idOf, rowCount, scopeOf, Seeded,
   seedOrder, type Tenant, UPDATE_CONTEXT, updateBody, writableIn,
 } from '../support/isolation-data.ts';
+import type { Inserted, LoggedIn, Updated } from '../support/api.ts';
 
 // The change feed's records have no id of their own (they are keyed by seq): its scope is tested in changes.test.ts.
 const DEFS: readonly ResourceDef[] = RESOURCES.map((r) => r.def).filter((d) => d.name !== 'changes');
@@ -68,8 +69,9 @@ function expectStatus(res: { status: number; text: string }, status: number, wha
 async function readAs(client: Caller, def: ResourceDef, id: number): Promise<Rec | undefined> {
   const res = await client.get(`/3.0/${def.name}/id=${id}`);
   expectStatus(res, 200, `GET ${def.name}/id=${id}`);
-  assert.ok(res.body.response.length <= 1);
-  return res.body.response[0];
+  const rows = res.reply<Rec[]>();
+  assert.ok(rows.length <= 1);
+  return rows[0];
 }
 
 /** The target a reference of `f` would name in company `owner`: the company itself, or its seeded record. */
@@ -105,7 +107,7 @@ async function seed(svc: Service): Promise<World> {
       const body = createBody(def, t, seeded, TENANCY.name, today(svc));
       const res = await t.client.put(`/3.0/${def.name}`, body);
       expectStatus(res, 201, `seed PUT ${def.name} as ${t.name} ${JSON.stringify(body)}`);
-      seeded.add(def.name, t.id, res.body.response.ids[0]);
+      seeded.add(def.name, t.id, res.reply<Inserted>().ids[0]!);
     }
   }
   // Deliveries are written by the webhook dispatcher, never by a PUT: one per tenant's webhook, as it writes them.
@@ -121,33 +123,33 @@ async function seed(svc: Service): Promise<World> {
   for (const t of [A, A1, B]) {
     const res = await t.client.post(`/3.0/${TENANCY.name}/id=${t.id}`, { data: dataFor(TENANCY, t) });
     expectStatus(res, 200, `POST companies/id=${t.id}`);
-    assert.equal(res.body.response.records_updated, 1);
+    assert.equal(res.reply<Updated>().records_updated, 1);
   }
   // A user of A, in a session, writes a message into A1 (in its scope): A1 then holds a record whose sender it may not see.
   const users = lookup('users');
   const parentUserId = seeded.first(users.name, A.id)!;
-  const parentUser = { id: parentUserId, username: (await readAs(A.client, users, parentUserId))!.username, password: 'correct horse battery staple' };
+  const parentUser = { id: parentUserId, username: (await readAs(A.client, users, parentUserId))!.username as string, password: 'correct horse battery staple' };
   expectStatus(await A.client.post(`/3.0/password/id=${parentUserId}`, { new_password: parentUser.password }), 200, 'set password');
   const impersonating = (await svc.certificate(A.id, { impersonation: true })).client;
   const login = await impersonating.post('/3.0/login', { username: parentUser.username, password: parentUser.password });
   expectStatus(login, 200, 'login');
-  const sent = await inSession(impersonating, login.body.response.user_token).put('/3.0/messages', { company_id: A1.id,
+  const sent = await inSession(impersonating, login.reply<LoggedIn>().user_token).put('/3.0/messages', { company_id: A1.id,
     target_user_id: seeded.first(users.name, A1.id), messagetext: 'a note from the parent company' });
   expectStatus(sent, 201, 'session PUT messages into A1');
   // Users of A1 and B log in through A's certificate (a user may belong to any company, spec §2.2).
   const sessions: Tenant[] = [];
   for (const t of [A1, B]) {
     const userId = seeded.first(users.name, t.id)!;
-    const username = (await readAs(t.client, users, userId))!.username;
+    const username = (await readAs(t.client, users, userId))!.username as string;
     const password = `password of ${t.label}`;
     expectStatus(await t.client.post(`/3.0/users/id=${userId}`, { permissions: { level: 'admin', can_create_companies: true } }), 200, 'make admin');
     expectStatus(await t.client.post(`/3.0/password/id=${userId}`, { new_password: password }), 200, 'set password');
     const res = await impersonating.post('/3.0/login', { username, password });
     expectStatus(res, 200, `login ${username}`);
     sessions.push({ name: `${t.name}'s admin session through A's certificate`, id: t.id, label: t.label,
-      client: inSession(impersonating, res.body.response.user_token) });
+      client: inSession(impersonating, res.reply<LoggedIn>().user_token) });
   }
-  return { svc, A, A1, B, seeded, crossMessage: sent.body.response.ids[0], parentUser, impersonating, sessions };
+  return { svc, A, A1, B, seeded, crossMessage: sent.reply<Inserted>().ids[0]!, parentUser, impersonating, sessions };
 }
 
 /**
@@ -159,7 +161,7 @@ async function assertListsExactlyScope(w: World, viewer: Tenant, def: ResourceDe
   const scope = await scopeOf(w.svc, viewer.id);
   const expected = sorted(await idsIn(w.svc, def, scope));
   const { records, total } = await listAll(viewer.client, def.name);
-  const got = sorted(records.map((r) => r.id));
+  const got = sorted(records.map(idOf));
   if (narrowed) {
     for (const id of got) assert.ok(expected.includes(id), `${viewer.name} GET ${def.name} lists ${id}, outside its scope`);
     assert.equal(total, got.length);
@@ -181,7 +183,7 @@ async function assertProbesFindNothing(w: World, viewer: Tenant, def: ResourceDe
       for (const p of probesFor(def, record, lookup, relationFields, labels)) {
         const path = `${def.name}/${p.segment}`;
         const { records, total } = await listAll(viewer.client, path);
-        const ids = records.map((r) => r.id);
+        const ids = records.map(idOf);
         assert.ok(!ids.includes(id), `${viewer.name} GET ${path} found ${owner.name}'s record ${id}`);
         for (const x of ids) assert.ok(visible.has(x), `${viewer.name} GET ${path} found record ${x} outside its scope`);
         if (p.none) assert.equal(total, 0, `${viewer.name} GET ${path}: expected nothing, total_records=${total}`);
@@ -194,12 +196,14 @@ async function assertProbesFindNothing(w: World, viewer: Tenant, def: ResourceDe
 
 /** Filters that single out a foreign record: its id, its company, and a JSON value only it holds. */
 function targetingFilters(def: ResourceDef, record: Rec, label: string): string[] {
-  const out = [`id=${record.id}`, `${def.scopeColumn}=${record[def.scopeColumn]}`];
-  if (record.data && typeof record.data === 'object' && typeof record.data.iso === 'string' && record.data.iso.includes(label)) {
-    out.push(`data.iso=${encodeURIComponent(record.data.iso)}`);
+  const out = [`id=${idOf(record)}`, `${def.scopeColumn}=${record[def.scopeColumn] as number}`];
+  const data = embedOf(record, 'data');
+  if (data && typeof data === 'object' && typeof data.iso === 'string' && data.iso.includes(label)) {
+    out.push(`data.iso=${encodeURIComponent(data.iso)}`);
   }
   const company = def.relations.find((r) => r.resource === TENANCY.name && r.via === def.scopeColumn);
-  if (company && record[company.name]?.name) out.push(`${company.name}.name=${encodeURIComponent(record[company.name].name)}`);
+  const embedded = company ? embedOf(record, company.name) : undefined;
+  if (company && embedded?.name) out.push(`${company.name}.name=${encodeURIComponent(embedded.name as string)}`);
   return out;
 }
 
@@ -212,7 +216,7 @@ async function assertCannotUpdate(w: World, viewer: Tenant, def: ResourceDef, ow
       for (const filter of targetingFilters(def, before, owner.label)) {
         const res = await viewer.client.post(`/3.0/${def.name}/${filter}`, body);
         expectStatus(res, 200, `${viewer.name} POST ${def.name}/${filter}`);
-        assert.deepEqual(res.body.response, { records_updated: 0, records_found: 0 }, `${viewer.name} POST ${def.name}/${filter}`);
+        assert.deepEqual(res.envelope.response, { records_updated: 0, records_found: 0 }, `${viewer.name} POST ${def.name}/${filter}`);
       }
       assert.deepEqual(await readAs(w.A.client, def, id), before, `${def.name} ${id} changed`);
     }
@@ -227,7 +231,7 @@ async function assertCannotDelete(w: World, viewer: Tenant, def: ResourceDef, ow
       for (const filter of targetingFilters(def, before, owner.label)) {
         const res = await viewer.client.delete(`/3.0/${def.name}/${filter}`);
         expectStatus(res, 200, `${viewer.name} DELETE ${def.name}/${filter}`);
-        assert.deepEqual(res.body.response, { records_deleted: 0, records_found: 0 }, `${viewer.name} DELETE ${def.name}/${filter}`);
+        assert.deepEqual(res.envelope.response, { records_deleted: 0, records_found: 0 }, `${viewer.name} DELETE ${def.name}/${filter}`);
       }
       assert.deepEqual(await readAs(w.A.client, def, id), before, `${def.name} ${id} changed or vanished`);
     }
@@ -255,7 +259,7 @@ async function assertReferencesRefused(w: World, writer: Tenant, home: Tenant, d
       const res = await writer.client.put(`/3.0/${def.name}`, body);
       const what = `${writer.name} PUT ${def.name} in ${home.name} with ${f.name} of ${owner.name}`;
       expectStatus(res, 400, what);
-      assert.equal(res.body.response.error, invalidValue(f.name), what);
+      assert.equal(res.errorReply.error, invalidValue(f.name), what);
       assert.equal(await rowCount(w.svc, def.table), count, `${what}: a record was written`);
       cases++;
     }
@@ -272,10 +276,10 @@ async function assertReferencesRefused(w: World, writer: Tenant, home: Tenant, d
       if (o.session && UPDATE_CONTEXT[`${def.name}.${f.name}`]) {
         // The context (a release) is itself refused to a session (spec §3, §8.1), before anything is matched.
         expectStatus(res, 400, what);
-        assert.equal(res.body.response.error, 'Field verification failed, invalid field released', what);
+        assert.equal(res.errorReply.error, 'Field verification failed, invalid field released', what);
       } else {
         expectStatus(res, 400, what);
-        assert.equal(res.body.response.error, invalidValue(f.name), what);
+        assert.equal(res.errorReply.error, invalidValue(f.name), what);
       }
       assert.deepEqual(await readAs(writer.client, def, own), before, `${what}: the record changed`);
       cases++;
@@ -303,22 +307,22 @@ async function assertEmbedsConfined(w: World, viewer: Tenant, def: ResourceDef):
     const fields = relationFields(rel, target).map((f) => f.name);
     const backs = rel.back ? await backValues(w.svc, target, rel.back) : new Map<number, number | null>();
     for (const r of records) {
-      const what = `${viewer.name} GET ${def.name}: record ${r.id} embed ${rel.name}`;
+      const what = `${viewer.name} GET ${def.name}: record ${idOf(r)} embed ${rel.name}`;
       if (rel.via) {
         const via = r[rel.via];
-        const embedded = r[rel.name];
+        const embedded = embedOf(r, rel.name);
         if (via === null) assert.deepEqual(embedded, rel.empty === 'null' ? null : allNull(fields), what);
-        else if (inScope(via)) {
-          assert.deepEqual(Object.keys(embedded), fields, what);
-          assert.equal(embedded.id, via, what);
+        else if (inScope(via as number)) {
+          assert.deepEqual(Object.keys(embedded!), fields, what);
+          assert.equal(embedded!.id, via, what);
         } else {
-          assert.deepEqual(embedded, allNull(fields), `${what} names ${via}, outside the scope: all members must be null`);
+          assert.deepEqual(embedded, allNull(fields), `${what} names ${JSON.stringify(via)}, outside the scope: all members must be null`);
         }
         checked++;
       } else if (rel.back) {
         const expected = sorted([...backs].filter(([id, b]) => b === r.id && inScope(id)).map(([id]) => id));
         assert.ok(Array.isArray(r[rel.name]), what);
-        assert.deepEqual(sorted(r[rel.name].map((c: Rec) => c.id)), expected, what);
+        assert.deepEqual(sorted((r[rel.name] as Rec[]).map(idOf)), expected, what);
         checked++;
       }
     }
@@ -370,7 +374,7 @@ for (const kind of DB_KINDS) {
           const ofA1 = sorted(await idsIn(w.svc, def, new Set([w.A1.id])));
           assert.ok(ofA1.length > 0);
           const { records, total } = await listAll(w.A.client, `${def.name}/${def.scopeColumn}=${w.A1.id}`);
-          assert.deepEqual(sorted(records.map((r) => r.id)), ofA1);
+          assert.deepEqual(sorted(records.map(idOf)), ofA1);
           assert.equal(total, ofA1.length);
         });
 
@@ -442,13 +446,13 @@ for (const kind of DB_KINDS) {
         const companyFields = relationFields(TENANCY.relations.find((r) => r.name === 'parentcompany')!, TENANCY).map((f) => f.name);
         const { records } = await listAll(A1.client, 'companies');
         const expected = sorted(await idsIn(w.svc, TENANCY, await scopeOf(w.svc, A1.id)));
-        assert.deepEqual(sorted(records.map((r) => r.id)), expected);
+        assert.deepEqual(sorted(records.map(idOf)), expected);
         assert.ok(!records.some((r) => r.id === A.id));
         const self = records.find((r) => r.id === A1.id)!;
         assert.deepEqual(self.parentcompany, allNull(companyFields));
         const none = async (path: string) => {
           const got = await listAll(A1.client, path);
-          assert.equal(got.total, 0, `A1 GET ${path}: ${JSON.stringify(got.records.map((r) => r.id))}`);
+          assert.equal(got.total, 0, `A1 GET ${path}: ${JSON.stringify(got.records.map(idOf))}`);
         };
         await none(`companies/parentcompany.name=${encodeURIComponent('Company xA0x')}`);
         await none('companies/parentcompany.name~xA0x');
@@ -456,18 +460,19 @@ for (const kind of DB_KINDS) {
         await none('companies/parentcompany.data.iso=xA0x-companies');
         await none(`companies/parent_id=${A.id}/parentcompany.id=${A.id}`);
         const nulls = await listAll(A1.client, 'companies/parentcompany.name=%3CNULL%3E');
-        assert.deepEqual(nulls.records.map((r) => r.id), [A1.id]);
+        assert.deepEqual(nulls.records.map(idOf), [A1.id]);
         const nullIds = await listAll(A1.client, 'companies/parentcompany.id=%3CNULL%3E');
-        assert.deepEqual(nullIds.records.map((r) => r.id), [A1.id]);
+        assert.deepEqual(nullIds.records.map(idOf), [A1.id]);
         // A sees the same record with its parent embedded.
         const fromA = await readAs(A.client, TENANCY, A1.id);
-        assert.equal(fromA?.parentcompany?.id, A.id);
-        assert.equal(fromA?.parentcompany?.name, 'Company xA0x');
+        const parent = fromA ? embedOf(fromA, 'parentcompany') : undefined;
+        assert.equal(parent?.id, A.id);
+        assert.equal(parent?.name, 'Company xA0x');
       });
 
       it("B's companies are B's subtree only; B is a root (parentcompany null)", async () => {
         const { records } = await listAll(w.B.client, 'companies');
-        assert.deepEqual(sorted(records.map((r) => r.id)), sorted(await idsIn(w.svc, TENANCY, await scopeOf(w.svc, w.B.id))));
+        assert.deepEqual(sorted(records.map(idOf)), sorted(await idsIn(w.svc, TENANCY, await scopeOf(w.svc, w.B.id))));
         assert.equal(records.find((r) => r.id === w.B.id)?.parentcompany, null);
       });
 
@@ -477,15 +482,15 @@ for (const kind of DB_KINDS) {
         const seen = await readAs(A1.client, lookup('messages'), crossMessage);
         assert.ok(seen, 'A1 sees the message of its company');
         assert.deepEqual(seen.sender, allNull(userFields));
-        assert.equal(seen.recipient.id, w.seeded.first('users', A1.id));
+        assert.equal(embedOf(seen, 'recipient')!.id, w.seeded.first('users', A1.id));
         const fromA = await readAs(A.client, lookup('messages'), crossMessage);
-        assert.equal(fromA?.sender?.username, parentUser.username);
+        assert.equal((fromA ? embedOf(fromA, 'sender') : undefined)?.username, parentUser.username);
         for (const path of [`messages/sender.username=${parentUser.username}`, `messages/sender.id=${parentUser.id}`,
           `messages/sender.company_id=${A.id}`, 'messages/sender.data.iso=xA0x-users']) {
           assert.equal((await listAll(A1.client, path)).total, 0, `A1 GET ${path}`);
         }
         const byNull = await listAll(A1.client, `messages/sender.username=%3CNULL%3E/id=${crossMessage}`);
-        assert.deepEqual(byNull.records.map((r) => r.id), [crossMessage]);
+        assert.deepEqual(byNull.records.map(idOf), [crossMessage]);
         // Its audit entry (A1's, written by A's user) hides the user the same way.
         const entries = await listAll(A1.client, `auditlog/endpoint=messages/record_id=${crossMessage}`);
         assert.equal(entries.total, 1);
@@ -503,18 +508,18 @@ for (const kind of DB_KINDS) {
         assert.ok(ofA.size > 5, 'A wrote entries');
         for (const viewer of [B, A1]) {
           const { records, total } = await listAll(viewer.client, 'auditlog');
-          assert.ok(records.every((r) => !ofA.has(r.id)), `${viewer.name} sees A's audit entries`);
+          assert.ok(records.every((r) => !ofA.has(idOf(r))), `${viewer.name} sees A's audit entries`);
           assert.equal(total, (await idsIn(w.svc, audit, await scopeOf(w.svc, viewer.id))).size);
-          for (const path of [`auditlog/asset_id=${asset.id}`, `auditlog/endpoint=assets/record_id=${asset.id}`,
-            `auditlog/asset.asset_no=${encodeURIComponent(asset.asset_no)}`, `auditlog/newdata.asset_no=${encodeURIComponent(asset.asset_no)}`,
-            `auditlog/message=${encodeURIComponent(note.message)}`, `auditlog/company_id=${A.id}`, `auditlog/company.id=${A.id}`,
+          for (const path of [`auditlog/asset_id=${idOf(asset)}`, `auditlog/endpoint=assets/record_id=${idOf(asset)}`,
+            `auditlog/asset.asset_no=${encodeURIComponent(asset.asset_no as string)}`, `auditlog/newdata.asset_no=${encodeURIComponent(asset.asset_no as string)}`,
+            `auditlog/message=${encodeURIComponent(note.message as string)}`, `auditlog/company_id=${A.id}`, `auditlog/company.id=${A.id}`,
             'auditlog/newdata.data.iso=xA0x-assets', 'auditlog/newdata~xA0x']) {
             assert.equal((await listAll(viewer.client, path)).total, 0, `${viewer.name} GET ${path}`);
           }
         }
         const ofA1 = await idsIn(w.svc, audit, new Set([A1.id]));
         const fromA = await listAll(A.client, `auditlog/company_id=${A1.id}`);
-        assert.deepEqual(sorted(fromA.records.map((r) => r.id)), sorted(ofA1));
+        assert.deepEqual(sorted(fromA.records.map(idOf)), sorted(ofA1));
       });
     });
 
@@ -534,7 +539,7 @@ for (const kind of DB_KINDS) {
         ] as const) {
           const res = await client.post('/3.0/moveasset', body);
           expectStatus(res, 400, `moveasset ${JSON.stringify(body)}`);
-          assert.equal(res.body.response.error, invalidValue(field));
+          assert.equal(res.errorReply.error, invalidValue(field));
         }
         assert.deepEqual(await readAs(A.client, assets, aAsset), beforeA);
         assert.deepEqual(await readAs(B.client, assets, bAsset), beforeB);
@@ -545,22 +550,22 @@ for (const kind of DB_KINDS) {
         const { A, A1, B } = w;
         const files = lookup('files');
         const file = (await readAs(A.client, files, w.seeded.first('files', A.id)!))!;
-        const path = new URL(file.upload_endpoint).pathname;
+        const path = new URL(file.upload_endpoint as string).pathname;
         const token = path.split('/').at(-1)!;
         const missing = `Upload ${token} does not exist`;
         for (const viewer of [B, A1]) {
           const res = await viewer.client.post(path, PNG, { headers: { 'content-type': 'application/octet-stream' } });
           expectStatus(res, 404, `${viewer.name} POST ${path}`);
-          assert.equal(res.body.response.error, missing);
+          assert.equal(res.errorReply.error, missing);
         }
-        assert.deepEqual(await readAs(A.client, files, file.id), file);
+        assert.deepEqual(await readAs(A.client, files, idOf(file)), file);
         expectStatus(await A.client.post(path, PNG, { headers: { 'content-type': 'application/octet-stream' } }), 200, 'A uploads');
         const own = await A.client.get(path);
         expectStatus(own, 200, 'A reads its upload');
         for (const viewer of [B, A1]) {
           const res = await viewer.client.get(path);
           expectStatus(res, 404, `${viewer.name} GET ${path}`);
-          assert.equal(res.body.response.error, missing);
+          assert.equal(res.errorReply.error, missing);
           assert.ok(!res.text.includes('PNG'));
         }
       });
@@ -570,7 +575,7 @@ for (const kind of DB_KINDS) {
         for (const viewer of [B, A1]) {
           const res = await viewer.client.post(`/3.0/password/id=${parentUser.id}`, { new_password: `taken-over-${nextSerial()}-password` });
           expectStatus(res, 200, `${viewer.name} POST password`);
-          assert.deepEqual(res.body.response, { records_updated: 0, records_found: 0 });
+          assert.deepEqual(res.envelope.response, { records_updated: 0, records_found: 0 });
         }
         const login = await w.impersonating.post('/3.0/login', { username: parentUser.username, password: parentUser.password });
         expectStatus(login, 200, 'the old password still works');
@@ -606,7 +611,7 @@ for (const kind of DB_KINDS) {
             expectStatus(await w.A.client.put(`/3.0/${def.name}`, fresh), 201, `A PUT ${def.name} ${JSON.stringify(fresh)}`);
             const copy = (t: Tenant) => {
               const body = createBody(def, t, w.seeded, TENANCY.name, today(w.svc));
-              for (const c of columns) if (c !== def.scopeColumn) body[c] = fresh[c];
+              for (const c of columns) if (c !== def.scopeColumn) body[c] = fresh[c]!;
               return body;
             };
             const again = await w.A.client.put(`/3.0/${def.name}`, copy(w.A));

@@ -10,6 +10,7 @@ import {
   allNull, ASSET_FIELDS, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, FILE_FIELDS, keys, list, nowText, one, start,
   stop, recordKeys,
 } from './resources-support.ts';
+import type { Asset } from '../support/api.ts';
 
 const INVALID = (f: string) => `Field verification failed, invalid value for ${f}`;
 const NEEDS_CREATOR = 'Access denied: POST on moveasset requires admin with can_create_companies';
@@ -50,9 +51,9 @@ for (const kind of DB_KINDS) {
 
     async function metadata(api: TestClient, headers: Record<string, string> = {}): Promise<Record<string, Record<string, KeyInfo>>> {
       const res = await api.get('/3.0/metadata', { headers });
-      const response = expectOk(res);
+      const response = expectOk<Record<string, Record<string, KeyInfo>>[]>(res);
       assert.ok(Array.isArray(response) && response.length === 1, res.text);
-      return response[0];
+      return response[0]!;
     }
 
     it('describes the keys seen in each endpoint\'s data, with inferred types, visibility and the company\'s declarations', async () => {
@@ -152,17 +153,17 @@ for (const kind of DB_KINDS) {
       const p = await populated();
       const before = await one(api, 'assets', p.id);
       const res = await move(api, { asset_id: p.id, company_id: c2 });
-      const response = expectOk(res);
+      const response = expectOk<Asset[]>(res);
       assert.ok(Array.isArray(response) && response.length === 1, res.text);
       const moved = response[0];
       assert.deepEqual(keys(moved), recordKeys(ASSET_FIELDS, 'company', 'location', 'department', 'externaltype', 'files'));
       assert.deepEqual(moved, await one(api, 'assets', p.id), 'the full asset shape, as GET shows it');
       assert.deepEqual([moved.company_id, moved.location_id, moved.department_id, moved.external_type_id], [c2, null, null, null]);
       assert.deepEqual([moved.location, moved.department, moved.externaltype], [null, null, allNull(EXTERNALTYPE_FIELDS)]);
-      assert.equal(moved.company.id, c2);
+      assert.equal(moved.company!.id, c2);
       // Everything else of the asset is as it was.
-      for (const f of ['asset_no', 'serial_no', 'description', 'status', 'next_check', 'period', 'date_added', 'data']) assert.deepEqual(moved[f], before[f], f);
-      assert.deepEqual(moved.files.map((f: { id: number; company_id: number }) => [f.id, f.company_id]), [[p.file, c2]]);
+      for (const f of ['asset_no', 'serial_no', 'description', 'status', 'next_check', 'period', 'date_added', 'data'] as const) assert.deepEqual(moved[f], before[f], f);
+      assert.deepEqual(moved.files.map((f) => [f.id, f.company_id]), [[p.file, c2]]);
       assert.deepEqual(keys(moved.files[0]), FILE_FIELDS);
       assert.equal((await one(api, 'assetreminders', p.reminder)).company_id, c2);
       assert.equal((await one(api, 'files', p.file)).company_id, c2);
@@ -177,11 +178,11 @@ for (const kind of DB_KINDS) {
 
     it('is audited: the asset, its files and its reminders each get an update entry', async () => {
       const p = await populated();
-      expectOk(await move(api, { asset_id: p.id, company_id: c2 }));
+      expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: c2 }));
       const assetEntries = await list(api, `auditlog/endpoint=assets/record_id=${p.id}/action=update`);
       assert.equal(assetEntries.length, 1);
-      assert.deepEqual(assetEntries[0].olddata, { company_id: c1, location_id: p.location, department_id: p.department, external_type_id: p.externalType });
-      assert.deepEqual(assetEntries[0].newdata, { company_id: c2, location_id: null, department_id: null, external_type_id: null });
+      assert.deepEqual(assetEntries[0]!.olddata, { company_id: c1, location_id: p.location, department_id: p.department, external_type_id: p.externalType });
+      assert.deepEqual(assetEntries[0]!.newdata, { company_id: c2, location_id: null, department_id: null, external_type_id: null });
       const fileEntries = await list(api, `auditlog/endpoint=files/record_id=${p.file}/action=update`);
       assert.deepEqual(fileEntries.map((e: { olddata: unknown; newdata: unknown }) => [e.olddata, e.newdata]), [[{ company_id: c1 }, { company_id: c2 }]]);
       const reminderEntries = await list(api, `auditlog/endpoint=assetreminders/record_id=${p.reminder}/action=update`);
@@ -191,12 +192,12 @@ for (const kind of DB_KINDS) {
     it('clears asset_id of a released queue entry that links the asset; the entry stays in its company (audited)', async () => {
       const entry = await create(apiC1, 'assetqueue', { asset_no: uniqueName('QM'), description: 'queued in C1' });
       expectOk(await apiC1.post(`/3.0/assetqueue/id=${entry}`, { released: 1 }));
-      const assetId: number = (await one(apiC1, 'assetqueue', entry)).asset_id;
+      const assetId = (await one(apiC1, 'assetqueue', entry)).asset_id!;
       assert.equal(typeof assetId, 'number');
       const waiting = await create(apiC1, 'assetqueue', { asset_no: uniqueName('QW'), description: 'still waiting' });
       svc.clock.advance(2000);
-      const moved = expectOk(await move(api, { asset_id: assetId, company_id: c2 }));
-      assert.equal(moved[0].company_id, c2);
+      const moved = expectOk<Asset[]>(await move(api, { asset_id: assetId, company_id: c2 }));
+      assert.equal(moved[0]!.company_id, c2);
       const q = await one(api, 'assetqueue', entry);
       assert.deepEqual([q.company_id, q.released, q.asset_id], [c1, 1, null]);
       assert.equal(q.modified, nowText(svc));
@@ -208,19 +209,19 @@ for (const kind of DB_KINDS) {
       assert.deepEqual([w.company_id, w.released, w.asset_id], [c1, 0, null]);
       const log = await list(api, `auditlog/endpoint=assetqueue/record_id=${entry}`);
       assert.deepEqual(log.map((e: { action: string }) => e.action), ['create', 'update', 'update']);
-      const last = log[2];
+      const last = log[2]!;
       assert.deepEqual([last.olddata, last.newdata, last.company_id], [{ asset_id: assetId }, { asset_id: null }, c1]);
       assert.deepEqual(await list(api, `auditlog/endpoint=assetqueue/record_id=${waiting}/action=update`), []);
     });
 
     it('moves up to the parent and back down; moving to its own company changes nothing', async () => {
       const p = await populated();
-      expectOk(await move(api, { asset_id: p.id, company_id: root }));
+      expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: root }));
       assert.equal((await one(api, 'assets', p.id)).company_id, root);
-      const again = expectOk(await move(api, { asset_id: p.id, company_id: root }));
-      assert.equal(again[0].company_id, root);
+      const again = expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: root }));
+      assert.equal(again[0]!.company_id, root);
       assert.equal((await list(api, `auditlog/endpoint=assets/record_id=${p.id}/action=update`)).length, 1);
-      expectOk(await move(api, { asset_id: p.id, company_id: c1 }));
+      expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: c1 }));
       assert.equal((await one(apiC1, 'assets', p.id)).company_id, c1);
       // The reminder run files its reminders under C1 again.
       await runAt(svc, '2031-03-10T12:00:00Z');
@@ -250,7 +251,7 @@ for (const kind of DB_KINDS) {
       expectError(await move(api, { asset_id: 'x', company_id: c2 }), 400, INVALID('asset_id'));
       expectError(await api.post(`/3.0/moveasset/id=${p.id}`, { asset_id: p.id, company_id: c2 }), 400, `Invalid filter definition: id=${p.id}`);
       // The PHP client's strings for integers are fine.
-      assert.equal(expectOk(await move(api, { asset_id: String(p.id), company_id: String(c2) }))[0].company_id, c2);
+      assert.equal(expectOk<Asset[]>(await move(api, { asset_id: String(p.id), company_id: String(c2) }))[0]!.company_id, c2);
     });
 
     it('a duplicate asset_no in the target company → 409 Data Error, nothing moves', async () => {
@@ -268,8 +269,8 @@ for (const kind of DB_KINDS) {
       const p = await populated();
       const u = await user(svc, c1);
       const personal = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: u.id, due_date: '2031-04-20', remind_date: '2031-03-18' });
-      const moved = expectOk(await move(api, { asset_id: p.id, company_id: c2 }));
-      assert.equal(moved[0].company_id, c2);
+      const moved = expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: c2 }));
+      assert.equal(moved[0]!.company_id, c2);
       const reminder = await one(api, 'assetreminders', personal);
       assert.deepEqual([reminder.company_id, reminder.user_id], [c2, null]);
       assert.equal(reminder.user, null);
@@ -288,16 +289,16 @@ for (const kind of DB_KINDS) {
       // Two personal reminders of one new date: the first becomes company-wide, the second goes.
       const first = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: u.id, due_date: '2031-05-01', remind_date: '2031-04-01' });
       const second = await create(apiC1, 'assetreminders', { asset_id: p.id, user_id: v.id, due_date: '2031-05-01', remind_date: '2031-04-02' });
-      expectOk(await move(api, { asset_id: p.id, company_id: c2 }));
+      expectOk<Asset[]>(await move(api, { asset_id: p.id, company_id: c2 }));
       const left = await list(api, `assetreminders/asset_id=${p.id}`);
-      assert.deepEqual(left.map((r: any) => [r.id, r.company_id, r.user_id, r.due_date]),
+      assert.deepEqual(left.map((r) => [r.id, r.company_id, r.user_id, r.due_date]),
         [[p.reminder, c2, null, '2031-03-20'], [first, c2, null, '2031-05-01']]);
       for (const gone of [same, second]) {
         const log = await list(api, `auditlog/endpoint=assetreminders/record_id=${gone}/action=delete`);
         assert.equal(log.length, 1, `the removal of reminder ${gone} is audited`);
-        assert.equal(log[0].olddata.company_id, c1);
+        assert.equal(log[0]!.olddata.company_id, c1);
       }
-      assert.equal((await list(api, `auditlog/endpoint=assetreminders/record_id=${same}/action=delete`))[0].olddata.message, 'for u');
+      assert.equal((await list(api, `auditlog/endpoint=assetreminders/record_id=${same}/action=delete`))[0]!.olddata.message, 'for u');
     });
 
     it('sessions need admin with can_create_companies', async () => {
@@ -312,10 +313,10 @@ for (const kind of DB_KINDS) {
       }
       assert.equal((await one(api, 'assets', p.id)).company_id, c1);
       const asCreator = await login(client, creator);
-      const moved = expectOk(await move(client, { asset_id: p.id, company_id: c2 }, asCreator));
-      assert.equal(moved[0].company_id, c2);
+      const moved = expectOk<Asset[]>(await move(client, { asset_id: p.id, company_id: c2 }, asCreator));
+      assert.equal(moved[0]!.company_id, c2);
       const [entry] = await list(api, `auditlog/endpoint=assets/record_id=${p.id}/action=update`);
-      assert.equal(entry.user_id, creator.id);
+      assert.equal(entry!.user_id, creator.id);
       // A creator whose own company is C2 cannot reach C1's assets.
       const c2Creator = await user(svc, c2, { level: 'admin', canCreateCompanies: true });
       const q = await populated();

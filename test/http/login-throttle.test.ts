@@ -12,7 +12,7 @@ const wait = (n: number) => `Can't retry login this soon after a failed authenti
 /** A 429 of the login delay with `Retry-After` equal to the seconds in the message. */
 function expectDelay(res: TestResponse, seconds: number): void {
   expectError(res, 429, wait(seconds));
-  assert.equal(res.body.response.code, 'rate_limited');
+  assert.equal(res.errorReply.code, 'rate_limited');
   assert.equal(res.headers['retry-after'], String(seconds));
 }
 

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { addUser } from '../../src/admin/accounts.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { create, expectError, expectOk, keys, list, MESSAGE_FIELDS, nowText, one, start, stop, unique, update, USER_FIELDS, recordKeys } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { create, expectError, expectOk, keys, list, MESSAGE_FIELDS, nowText, one, stop, unique, update, USER_FIELDS, recordKeys } from './resources-support.ts';
 
 for (const kind of DB_KINDS) {
   describe(`messages (${kind})`, () => {
@@ -15,11 +16,8 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
+      ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' }));
       other = await svc.company('Other');
-      api = (await svc.certificate(top)).client;
     });
     after(() => stop(svc));
 
@@ -39,7 +37,7 @@ for (const kind of DB_KINDS) {
         messagetext: 'Hello', data: { p: 1 }, modified: nowText(svc), sender: null, recipient: null, version: 1,
       });
       assert.deepEqual(keys(m.recipient), USER_FIELDS);
-      assert.equal(m.recipient.id, u);
+      assert.equal(m.recipient!.id, u);
       // A targeted message keeps its own read flag.
       assert.deepEqual(await update(api, `messages/id=${id}`, { message_read: 1 }), { records_updated: 1, records_found: 1 });
       assert.equal(await readState(id), 1);

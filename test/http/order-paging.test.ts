@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { assertError, type FilterData, idsOf, range, startWithFilterData, stopService } from '../support/filter-data.ts';
 import { DB_KINDS } from '../support/harness.ts';
+import type { Inserted } from '../support/api.ts';
 
 const ALL = range(1, 12);
 const order = (header: string) => ({ headers: { 'X-API-Result-Order': header } });
@@ -65,7 +66,7 @@ async function allPages(client: TestClient, path: string, header: string, pages:
   for (let p = 1; p <= pages + 1; p++) {
     const res = await client.get(`/3.0/${path}/page=${p}`, order(header));
     const ids = idsOf(res);
-    assert.deepEqual(res.body.pagination, { total_pages: pages, total_records: total });
+    assert.deepEqual(res.envelope.pagination, { total_pages: pages, total_records: total });
     assert.equal(ids.length, p <= pages ? Math.min(30, total - (p - 1) * 30) : 0, `page ${p}`);
     out.push(...ids);
   }
@@ -109,36 +110,36 @@ for (const kind of DB_KINDS) {
       const bogus = order('no_such_field^');
       const post = await data.a.post('/3.0/assets/id=1', {}, bogus);
       assert.equal(post.status, 200, post.text);
-      assert.deepEqual(post.body.response, { records_updated: 0, records_found: 1 });
+      assert.deepEqual(post.envelope.response, { records_updated: 0, records_found: 1 });
       const put = await data.a.put('/3.0/externaltypes', { description: 'ordered' }, bogus);
       assert.equal(put.status, 201, put.text);
-      const [id] = put.body.response.ids;
+      const [id] = put.reply<Inserted>().ids;
       const del = await data.a.delete(`/3.0/externaltypes/id=${id}`, bogus);
       assert.equal(del.status, 200, del.text);
-      assert.deepEqual(del.body.response, { records_deleted: 1, records_found: 1 });
+      assert.deepEqual(del.envelope.response, { records_deleted: 1, records_found: 1 });
     });
 
     it('30 records per page, page 1 by default, true totals of the scope', async () => {
       const first = await data.a.get('/3.0/departments');
       assert.deepEqual(idsOf(first), range(1, 30));
-      assert.deepEqual(first.body.pagination, { total_pages: 3, total_records: 65 });
+      assert.deepEqual(first.envelope.pagination, { total_pages: 3, total_records: 65 });
       assert.deepEqual(idsOf(await data.a.get('/3.0/departments/page=1')), range(1, 30));
       assert.deepEqual(idsOf(await data.a.get('/3.0/departments/page=2')), range(31, 60));
       assert.deepEqual(idsOf(await data.a.get('/3.0/departments/page=3')), range(61, 65));
       const b = await data.b.get('/3.0/departments');
       assert.deepEqual(idsOf(b), [66, 67, 68]);
-      assert.deepEqual(b.body.pagination, { total_pages: 1, total_records: 3 });
+      assert.deepEqual(b.envelope.pagination, { total_pages: 1, total_records: 3 });
     });
 
     it('a page past the end → 200, empty response, true totals', async () => {
       for (const path of ['departments/page=4', 'departments/page=1000', 'departments/page=9007199254740991']) {
         const res = await data.a.get(`/3.0/${path}`);
         assert.deepEqual(idsOf(res), [], path);
-        assert.deepEqual(res.body.pagination, { total_pages: 3, total_records: 65 }, path);
+        assert.deepEqual(res.envelope.pagination, { total_pages: 3, total_records: 65 }, path);
       }
       const none = await data.a.get('/3.0/departments/id=0/page=2');
       assert.deepEqual(idsOf(none), []);
-      assert.deepEqual(none.body.pagination, { total_pages: 0, total_records: 0 });
+      assert.deepEqual(none.envelope.pagination, { total_pages: 0, total_records: 0 });
     });
 
     it('total_pages = ceil(total_records / 30) over the filtered result', async () => {
@@ -159,7 +160,7 @@ for (const kind of DB_KINDS) {
       for (const [path, pages, total, ids] of cases) {
         const res = await data.a.get(`/3.0/${path}`);
         assert.deepEqual(idsOf(res), ids, path);
-        assert.deepEqual(res.body.pagination, { total_pages: pages, total_records: total }, path);
+        assert.deepEqual(res.envelope.pagination, { total_pages: pages, total_records: total }, path);
       }
     });
 

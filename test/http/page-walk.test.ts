@@ -10,6 +10,7 @@ import type { Statement, Values } from '../../src/db/statements.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { expectOk } from '../support/sessions.ts';
 import type { TestClient } from '../support/client.ts';
+import type { Asset, Inserted } from '../support/api.ts';
 
 const BATCH = 20;
 const ROUNDS = 10;
@@ -35,7 +36,7 @@ for (const kind of DB_KINDS) {
             n++;
             return { company_id: company, asset_no: `A-${n}`, next_check: n % 10 === 0 ? '2030-01-01' : '2026-06-01' };
           });
-          const made = expectOk(await client.put('/3.0/assets', records), 201);
+          const made = expectOk<Inserted>(await client.put('/3.0/assets', records), 201);
           if (client === top) made.ids.forEach((id: number, i: number) => visible.push({ id, due: records[i]!.next_check < '2027' }));
         }
       }
@@ -53,9 +54,9 @@ for (const kind of DB_KINDS) {
       const pages = Math.ceil(due.length / PAGE);
       for (let page = 1; page <= pages + 1; page++) {
         const res = await top.get(`/3.0/assets/next_check<2027-01-01/page=${page}`);
-        const records = expectOk(res);
-        assert.deepEqual(records.map((r: { id: number }) => r.id), due.slice((page - 1) * PAGE, page * PAGE), `page ${page}`);
-        assert.deepEqual(res.body.pagination, { total_pages: pages, total_records: due.length });
+        const records = expectOk<Asset[]>(res);
+        assert.deepEqual(records.map((r) => r.id), due.slice((page - 1) * PAGE, page * PAGE), `page ${page}`);
+        assert.deepEqual(res.envelope.pagination, { total_pages: pages, total_records: due.length });
       }
       // The scope's ids run from 1 to 580 (the other company's last batch is past them): 30p × 580 ≤ 360²
       // for pages 1–7; from page 8 on the matches are sorted.
@@ -65,14 +66,14 @@ for (const kind of DB_KINDS) {
     it('rare matches are read from the filter\'s index', async () => {
       used.length = 0;
       const rare = visible.filter((v) => !v.due).map((v) => v.id).sort((a, b) => a - b);
-      const records = expectOk(await top.get('/3.0/assets/next_check>2029-12-31'));
+      const records = expectOk<Asset[]>(await top.get('/3.0/assets/next_check>2029-12-31'));
       assert.deepEqual(records.map((r: { id: number }) => r.id), rare.slice(0, PAGE));
       assert.deepEqual(used.filter((k) => k === 'walk' || k === 'page'), ['page']);
     });
 
     it('an ordered list never walks', async () => {
       used.length = 0;
-      const records = expectOk(await top.get('/3.0/assets/next_check<2027-01-01', { headers: { 'X-API-Result-Order': 'id^' } }));
+      const records = expectOk<Asset[]>(await top.get('/3.0/assets/next_check<2027-01-01', { headers: { 'X-API-Result-Order': 'id^' } }));
       const due = visible.filter((v) => v.due).map((v) => v.id).sort((a, b) => b - a);
       assert.deepEqual(records.map((r: { id: number }) => r.id), due.slice(0, PAGE));
       assert.deepEqual(used.filter((k) => k === 'walk' || k === 'page'), ['page']);

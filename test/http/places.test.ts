@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import {
-  COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, keys, list, nowText, one, PLACE_FIELDS,
-  start, stop, update, recordKeys,
+  COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, EXTERNALTYPE_FIELDS, keys, list, nowText, one, PLACE_FIELDS, stop, update, recordKeys,
 } from './resources-support.ts';
 
 for (const kind of DB_KINDS) {
@@ -16,12 +16,7 @@ for (const kind of DB_KINDS) {
     let top: number, child: number;
     let api: TestClient;
 
-    before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      child = await svc.company('Child', top);
-      api = (await svc.certificate(top)).client;
-    });
+    before(async () => { ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' })); });
     after(() => stop(svc));
 
     for (const endpoint of ['departments', 'locations'] as const) {
@@ -33,9 +28,9 @@ for (const kind of DB_KINDS) {
           id, company_id: top, description: 'Workshop', creationdate: nowText(svc), data: { floor: 2 }, modified: nowText(svc), company: null, version: 1,
         });
         assert.deepEqual(keys(r.company), COMPANY_FIELDS);
-        assert.equal(r.company.id, top);
+        assert.equal(r.company!.id, top);
         const inChild = await create(api, endpoint, { description: 'Annex', company_id: child });
-        assert.equal((await one(api, endpoint, inChild)).company.name, 'Child');
+        assert.equal((await one(api, endpoint, inChild)).company!.name, 'Child');
       });
 
       it(`${endpoint}: description is required and non-empty; creationdate is not writable`, async () => {

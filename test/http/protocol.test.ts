@@ -7,9 +7,10 @@ import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { TestCert } from '../support/certs.ts';
-import type { TestClient, TestResponse } from '../support/client.ts';
+import { type TestClient, type TestResponse, testResponse } from '../support/client.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import type { Endpoint } from '../../src/engine/types.ts';
+import type { ListPath, Asset, Inserted, Records } from '../support/api.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ENDPOINTS = ['assetqueue', 'assetreminders', 'assets', 'auditlog', 'companies', 'departments', 'endpoints', 'externaltypes',
@@ -32,24 +33,24 @@ function requestText(svc: Service, url: string, endpoint: string, method: string
 function expectError(r: TestResponse, status: number, code: string, message: string): void {
   assert.equal(r.status, status, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  assert.deepEqual(Object.keys(r.body), ['request', 'response']);
-  assert.deepEqual(r.body.response, { error: message, code });
+  assert.deepEqual(Object.keys(r.envelope), ['request', 'response']);
+  assert.deepEqual(r.envelope.response, { error: message, code });
 }
 
 /** For messages whose detail (XXXX) the contract leaves open. */
 function expectErrorPrefix(r: TestResponse, status: number, code: string, prefix: string): void {
   assert.equal(r.status, status, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  assert.deepEqual(Object.keys(r.body.response), ['error', 'code']);
-  assert.equal(r.body.response.code, code);
-  assert.ok(r.body.response.error.startsWith(prefix), r.text);
-  assert.ok(r.body.response.error.length > prefix.length, r.text);
+  assert.deepEqual(Object.keys(r.errorReply), ['error', 'code']);
+  assert.equal(r.errorReply.code, code);
+  assert.ok(r.errorReply.error.startsWith(prefix), r.text);
+  assert.ok(r.errorReply.error.length > prefix.length, r.text);
 }
 
-function expectOk(r: TestResponse, status = 200): any {
+function expectOk<R = unknown>(r: TestResponse, status = 200): R {
   assert.equal(r.status, status, r.text);
   assert.equal(r.headers['content-type'], JSON_TYPE);
-  return r.body.response;
+  return r.reply<R>();
 }
 
 const allowOf = (r: TestResponse) => new Set(String(r.headers.allow ?? '').split(/\s*,\s*/).filter(Boolean));
@@ -63,7 +64,7 @@ function chunkedPut(port: number, cert: TestCert, path: string, chunks: readonly
       res.on('data', (c: Buffer) => parts.push(c));
       res.on('end', () => {
         const text = Buffer.concat(parts).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, get body() { return JSON.parse(text); } });
+        resolve(testResponse(res.statusCode ?? 0, res.headers, text));
       });
       });
     req.on('error', reject);
@@ -84,8 +85,8 @@ for (const kind of DB_KINDS) {
     let company: number;
     let api: TestClient;
 
-    const put = async (endpoint: string, body: unknown): Promise<number[]> => expectOk(await api.put(`/3.0/${endpoint}`, body), 201).ids;
-    const list = async (path: string): Promise<any[]> => expectOk(await api.get(path));
+    const put = async (endpoint: string, body: unknown): Promise<number[]> => expectOk<Inserted>(await api.put(`/3.0/${endpoint}`, body), 201).ids;
+    const list = async <E extends keyof Records>(path: ListPath<E>): Promise<Records[E][]> => expectOk(await api.get(`/3.0/${path}`));
     /** Runs `f` and asserts it changed none of the tables. */
     async function writesNothing(f: () => Promise<void>, tables: readonly Counted[] = ['assets', 'auditlog', 'locations', 'messages', 'users']) {
       const before = await Promise.all(tables.map((t) => count(svc, t)));
@@ -116,15 +117,15 @@ for (const kind of DB_KINDS) {
       const r = await api.get(`${path}?filter=id%3E0&asset_no=nothing`);
       assert.equal(r.status, 200, r.text);
       assert.ok(r.text.startsWith(`{"request":${requestText(svc, path, 'assets', 'Get')},"pagination":{"total_pages":1,"total_records":1},"response":[{"id":${id},`), r.text);
-      assert.deepEqual(Object.keys(r.body), ['request', 'pagination', 'response']);
-      assert.deepEqual(Object.keys(r.body.request), ['url', 'endpoint', 'requested_version', 'api_version', 'request_method', 'timestamp', 'session']);
+      assert.deepEqual(Object.keys(r.envelope), ['request', 'pagination', 'response']);
+      assert.deepEqual(Object.keys(r.envelope.request), ['url', 'endpoint', 'requested_version', 'api_version', 'request_method', 'timestamp', 'session']);
     });
 
     it('PUT, POST and DELETE: the envelope byte for byte, without pagination, request_method capitalised', async () => {
       const p = await api.put('/3.0/locations', { description: 'Envelope' });
       assert.equal(p.status, 201);
       assert.equal(p.headers['content-type'], JSON_TYPE);
-      const id = p.body.response.ids[0];
+      const id = p.reply<Inserted>().ids[0]!;
       assert.equal(p.text, `{"request":${requestText(svc, '/3.0/locations', 'locations', 'Put')},"response":{"records_inserted":1,"ids":[${id}]}}`);
       const u = await api.post(`/3.0/locations/id=${id}`, { description: 'Envelope 2' });
       assert.equal(u.status, 200);
@@ -173,7 +174,7 @@ for (const kind of DB_KINDS) {
         expectError(await api.delete('/3.0/locations'), 400, 'filter_required',
           'No fields specified for record deletion. This would delete ALL locations records for your company. Request aborted.');
       });
-      assert.equal((await list('/3.0/assets/status=Gone')).length, 0);
+      assert.equal((await list('assets/status=Gone')).length, 0);
     });
 
     it('invalid_field: unknown and non-writable fields, nothing written', async () => {
@@ -268,7 +269,7 @@ for (const kind of DB_KINDS) {
       const options = await api.request('OPTIONS', '/3.0/assets');
       expectError(options, 405, 'method_not_allowed', 'Method OPTIONS not supported on endpoint assets');
       assert.deepEqual(allowOf(options), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
-      assert.equal(options.body.request.request_method, 'Options');
+      assert.equal(options.envelope.request.request_method, 'Options');
       const patch = await api.request('PATCH', '/3.0/assets/id=1', { body: '{}' });
       expectError(patch, 405, 'method_not_allowed', 'Method PATCH not supported on endpoint assets');
       assert.deepEqual(allowOf(patch), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
@@ -281,7 +282,7 @@ for (const kind of DB_KINDS) {
       const lower = await send(api, 'patch /3.0/assets/id=1 HTTP/1.1');
       expectError(lower, 405, 'method_not_allowed', 'Method PATCH not supported on endpoint assets');
       assert.deepEqual(allowOf(lower), new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']));
-      assert.deepEqual([lower.body.request.url, lower.body.request.request_method], ['/3.0/assets/id=1', 'Patch']);
+      assert.deepEqual([lower.envelope.request.url, lower.envelope.request.request_method], ['/3.0/assets/id=1', 'Patch']);
       const unknown = await send(api, 'FOO /3.0/auditlog HTTP/1.1');
       expectError(unknown, 405, 'method_not_allowed', 'Method FOO not supported on endpoint auditlog');
       assert.deepEqual(allowOf(unknown), new Set(['GET', 'HEAD', 'PUT']));
@@ -309,7 +310,7 @@ for (const kind of DB_KINDS) {
         expectError(await api.delete(`/3.0/locations/description~e/id+${Math.min(loc!, other!)}`), 409, 'data_error',
           `Data Error: locations record ${loc} is still referenced by assets`);
       });
-      assert.equal((await list(`/3.0/locations/id=${other}`)).length, 1);
+      assert.equal((await list(`locations/id=${other}`)).length, 1);
     });
 
     it('data_error: a duplicate asset_no → 409, nothing written', async () => {
@@ -321,7 +322,7 @@ for (const kind of DB_KINDS) {
         // The second object of one PUT clashes with the first: the first is not kept either.
         expectErrorPrefix(await api.put('/3.0/assets', [{ asset_no: 'DUP-3' }, { asset_no: 'DUP-3' }]), 409, 'data_error', 'Data Error: ');
       });
-      assert.equal((await list('/3.0/assets/asset_no=DUP-3')).length, 0);
+      assert.equal((await list('assets/asset_no=DUP-3')).length, 0);
     });
 
     it('too_many: 1001 records in one PUT → 400, nothing written; 1000 are accepted', async () => {
@@ -366,8 +367,8 @@ for (const kind of DB_KINDS) {
         const r = await client.get('/3.0/explode');
         assert.equal(r.status, 500, r.text);
         assert.equal(r.headers['content-type'], JSON_TYPE);
-        assert.equal(r.body.response.code, 'internal');
-        const m = /^Internal error, reference (\S+)$/.exec(r.body.response.error);
+        assert.equal(r.errorReply.code, 'internal');
+        const m = /^Internal error, reference (\S+)$/.exec(r.errorReply.error);
         assert.ok(m, r.text);
         for (const leak of ['no_such_column', 'secret_marker', 'SELECT', 'column', '.ts:', 'at ']) assert.ok(!r.text.includes(leak), `leaks ${leak}: ${r.text}`);
         assert.ok(lines.some((l) => l.includes(m[1]!)), 'the reference is in the log');
@@ -411,14 +412,14 @@ for (const kind of DB_KINDS) {
 
     it('a trailing / and empty segments are ignored; url stays raw', async () => {
       const [id] = await put('assets', { asset_no: 'SLASH-1' });
-      const canonical = await list('/3.0/assets/asset_no=SLASH-1');
+      const canonical = await list('assets/asset_no=SLASH-1');
       assert.equal(canonical.length, 1);
-      assert.equal(canonical[0].id, id);
+      assert.equal(canonical[0]!.id, id);
       for (const path of ['/3.0/assets/asset_no=SLASH-1/', '/3.0//assets//asset_no=SLASH-1//', '//3.0/assets/asset_no=SLASH-1']) {
         const r = await api.get(path);
         assert.deepEqual(expectOk(r), canonical, path);
-        assert.equal(r.body.request.url, path);
-        assert.equal(r.body.request.endpoint, 'assets');
+        assert.equal(r.envelope.request.url, path);
+        assert.equal(r.envelope.request.endpoint, 'assets');
       }
       expectOk(await api.get('/3.0/endpoints/'));
       expectError(await api.post('/3.0/assets//', { status: 'x' }), 400, 'filter_required',
@@ -428,9 +429,9 @@ for (const kind of DB_KINDS) {
     it('query parameters other than filter and page are ignored', async () => {
       const [id] = await put('assets', { asset_no: 'QS-1' });
       const r = await api.get(`/3.0/assets/id=${id}?id=0&pages=9&Filter=id=0`);
-      assert.equal(expectOk(r).length, 1);
-      assert.equal(r.body.request.url, `/3.0/assets/id=${id}`);
-      assert.equal(expectOk(await api.get('/3.0/endpoints?x=1')).length, 16);
+      assert.equal(expectOk<Asset[]>(r).length, 1);
+      assert.equal(r.envelope.request.url, `/3.0/assets/id=${id}`);
+      assert.equal(expectOk<unknown[]>(await api.get('/3.0/endpoints?x=1')).length, 16);
       // Such a parameter is not a filter: POST and DELETE still need one.
       expectError(await api.delete(`/3.0/assets?id=${id}`), 400, 'filter_required',
         'No fields specified for record deletion. This would delete ALL assets records for your company. Request aborted.');
@@ -445,10 +446,10 @@ for (const kind of DB_KINDS) {
       for (const [i, type] of types.entries()) {
         const headers: Record<string, string> = type === undefined ? {} : { 'Content-Type': type };
         const r = await api.put('/3.0/assets', JSON.stringify({ asset_no: `CT-${i}` }), { headers });
-        const [id] = expectOk(r, 201).ids;
+        const [id] = expectOk<Inserted>(r, 201).ids;
         const u = await api.post(`/3.0/assets/id=${id}`, JSON.stringify({ description: `via ${type}` }), { headers });
         assert.deepEqual(expectOk(u), { records_updated: 1, records_found: 1 });
-        assert.equal((await list(`/3.0/assets/id=${id}`))[0].description, `via ${type}`);
+        assert.equal((await list(`assets/id=${id}`))[0]!.description, `via ${type}`);
       }
     });
 
@@ -463,9 +464,9 @@ for (const kind of DB_KINDS) {
 
     it('integer fields accept "12"; other strings and non-integers are invalid values', async () => {
       const [id] = await put('assets', { asset_no: 'INT-1', period: '12' });
-      assert.equal((await list(`/3.0/assets/id=${id}`))[0].period, 12);
+      assert.equal((await list(`assets/id=${id}`))[0]!.period, 12);
       assert.deepEqual(expectOk(await api.post(`/3.0/assets/id=${id}`, { period: '24' })), { records_updated: 1, records_found: 1 });
-      assert.equal((await list(`/3.0/assets/id=${id}`))[0].period, 24);
+      assert.equal((await list(`assets/id=${id}`))[0]!.period, 24);
       await writesNothing(async () => {
         for (const bad of ['012', '1.5', '12a', ' 12', '', 12.5, '9007199254740993', true, [12]]) {
           expectError(await api.put('/3.0/assets', { asset_no: 'INT-X', period: bad }), 400, 'invalid_value',
@@ -478,9 +479,9 @@ for (const kind of DB_KINDS) {
       const accepted: [unknown, number][] = [[0, 0], [1, 1], ['0', 0], ['1', 1], [true, 1], [false, 0]];
       for (const [i, [value, stored]] of accepted.entries()) {
         const [id] = await put('users', { username: `flag-${kind}-${i}`, email: `f${i}@example.com`, email_confirmed: value, reminders: value });
-        const [u] = await list(`/3.0/users/id=${id}`);
-        assert.equal(u.email_confirmed, stored, `email_confirmed ${JSON.stringify(value)}`);
-        assert.equal(u.reminders, stored, `reminders ${JSON.stringify(value)}`);
+        const [u] = await list(`users/id=${id}`);
+        assert.equal(u!.email_confirmed, stored, `email_confirmed ${JSON.stringify(value)}`);
+        assert.equal(u!.reminders, stored, `reminders ${JSON.stringify(value)}`);
       }
       await writesNothing(async () => {
         for (const bad of [2, -1, '2', 'true', 'yes', '', 0.5]) {
@@ -516,14 +517,14 @@ for (const kind of DB_KINDS) {
 
     it('PUT an object or an array → 201 {records_inserted, ids}; the records exist', async () => {
       const one = await api.put('/3.0/locations', { description: 'P-1' });
-      const r1 = expectOk(one, 201);
+      const r1 = expectOk<Inserted>(one, 201);
       assert.deepEqual(Object.keys(r1), ['records_inserted', 'ids']);
       assert.equal(r1.records_inserted, 1);
       assert.equal(r1.ids.length, 1);
-      const many = expectOk(await api.put('/3.0/locations', [{ description: 'P-2' }, { description: 'P-3' }, { description: 'P-4' }]), 201);
+      const many = expectOk<Inserted>(await api.put('/3.0/locations', [{ description: 'P-2' }, { description: 'P-3' }, { description: 'P-4' }]), 201);
       assert.equal(many.records_inserted, 3);
       assert.equal(many.ids.length, 3);
-      const stored = await list(`/3.0/locations/description~P-/id+${r1.ids[0]}`);
+      const stored = await list(`locations/description~P-/id+${r1.ids[0]}`);
       assert.deepEqual(stored.map((l) => [l.id, l.description]), [[r1.ids[0], 'P-1'], ...many.ids.map((id: number, i: number) => [id, `P-${i + 2}`])]);
     });
 
@@ -535,7 +536,7 @@ for (const kind of DB_KINDS) {
           'invalid_value', 'Field verification failed, invalid value for location_id');
         expectErrorPrefix(await api.put('/3.0/assets', [{ asset_no: 'ARR-1' }, 'not an object']), 400, 'malformed_json', 'Malformed JSON body: ');
       });
-      assert.equal((await list('/3.0/assets/asset_no~ARR-')).length, 0);
+      assert.equal((await list('assets/asset_no~ARR-')).length, 0);
     });
 
     it('DELETE → {records_deleted, records_found}; one audit entry per record', async () => {
@@ -544,7 +545,7 @@ for (const kind of DB_KINDS) {
       const r = await api.delete('/3.0/locations/description~DEL-');
       assert.ok(r.text.endsWith(',"response":{"records_deleted":2,"records_found":2}}'), r.text);
       assert.equal(await count(svc, 'auditlog'), before + 2);
-      assert.equal((await list('/3.0/locations/description~DEL-')).length, 0);
+      assert.equal((await list('locations/description~DEL-')).length, 0);
       assert.deepEqual(expectOk(await api.delete('/3.0/locations/description~DEL-')), { records_deleted: 0, records_found: 0 });
     });
 
@@ -552,7 +553,7 @@ for (const kind of DB_KINDS) {
       const before = await count(svc, 'auditlog');
       const [a, b] = await put('assets', [{ asset_no: 'AU-1' }, { asset_no: 'AU-2' }]);
       assert.equal(await count(svc, 'auditlog'), before + 2);
-      const entries = await list(`/3.0/auditlog/endpoint=assets/action=create/record_id+${a}`);
+      const entries = await list(`auditlog/endpoint=assets/action=create/record_id+${a}`);
       assert.deepEqual(entries.map((e) => e.record_id), [a, b]);
       assert.deepEqual(entries.map((e) => e.asset_id), [a, b]);
     });
@@ -574,7 +575,7 @@ for (const kind of DB_KINDS) {
 
     it('messagetext: 10000 characters accepted, 10001 refused; nothing written', async () => {
       const [id] = await put('messages', { messagetext: 'm'.repeat(10000) });
-      assert.equal((await list(`/3.0/messages/id=${id}`))[0].messagetext.length, 10000);
+      assert.equal((await list(`messages/id=${id}`))[0]!.messagetext.length, 10000);
       await writesNothing(async () => {
         expectError(await api.put('/3.0/messages', { messagetext: 'm'.repeat(10001) }), 400, 'invalid_value',
           'Field verification failed, invalid value for messagetext');
@@ -583,7 +584,7 @@ for (const kind of DB_KINDS) {
 
     it('data nested 32 deep is accepted, 33 deep refused; nothing written', async () => {
       const [id] = await put('assets', { asset_no: 'DEEP-32', data: nested(32) });
-      assert.deepEqual((await list(`/3.0/assets/id=${id}`))[0].data, nested(32));
+      assert.deepEqual((await list(`assets/id=${id}`))[0]!.data, nested(32));
       await writesNothing(async () => {
         expectError(await api.put('/3.0/assets', { asset_no: 'DEEP-33', data: nested(33) }), 400, 'invalid_value',
           'Field verification failed, invalid value for data');
@@ -591,7 +592,7 @@ for (const kind of DB_KINDS) {
           'Field verification failed, invalid value for data');
         const r = await api.put('/3.0/assets', `{"asset_no":"DEEP-X","data":${'['.repeat(5000)}${']'.repeat(5000)}}`);
         assert.equal(r.status, 400, r.text);
-        assert.ok(['invalid_value', 'malformed_json'].includes(r.body.response.code), r.text);
+        assert.ok(['invalid_value', 'malformed_json'].includes(r.errorReply.code), r.text);
       });
     });
 
@@ -599,7 +600,7 @@ for (const kind of DB_KINDS) {
       const fill = (bytes: number) => ({ s: 'x'.repeat(bytes - '{"s":""}'.length) });
       assert.equal(JSON.stringify(fill(65536)).length, 65536);
       const [id] = await put('assets', { asset_no: 'BIG-64K', data: fill(65536) });
-      assert.equal((await list(`/3.0/assets/id=${id}`))[0].data.s.length, 65536 - 8);
+      assert.equal(((await list(`assets/id=${id}`))[0]!.data!.s as string).length, 65536 - 8);
       await writesNothing(async () => {
         expectError(await api.put('/3.0/assets', { asset_no: 'BIG-X', data: fill(65537) }), 400, 'invalid_value',
           'Field verification failed, invalid value for data');
@@ -615,12 +616,12 @@ for (const kind of DB_KINDS) {
       const many = segments(33);
       const r = await api.get(`/3.0/assets/${many.join('/')}`);
       assert.equal(r.status, 400, r.text);
-      assert.equal(r.body.response.code, 'invalid_filter');
-      assert.ok(many.map((s) => `Invalid filter definition: ${s}`).includes(r.body.response.error), r.text);
+      assert.equal(r.errorReply.code, 'invalid_filter');
+      assert.ok(many.map((s) => `Invalid filter definition: ${s}`).includes(r.errorReply.error), r.text);
       await writesNothing(async () => {
         const d = await api.delete(`/3.0/assets/${many.join('/')}`);
         assert.equal(d.status, 400, d.text);
-        assert.equal(d.body.response.code, 'invalid_filter');
+        assert.equal(d.errorReply.code, 'invalid_filter');
       });
     });
 
@@ -629,18 +630,18 @@ for (const kind of DB_KINDS) {
     it('dynamic JSON comes back with its keys in the written order and its numbers as written', async () => {
       const data = '{"b":1,"a":2,"10":3,"2":4,"n":{"z":1.50,"y":1e3,"x":-0.0,"w":12345678901234567890,"v":1E-7},"l":[3,1,{"b":0,"a":0}],"u":"ü"}';
       const r = await api.put('/3.0/assets', `{"asset_no":"ORDER-1","data":${data}}`);
-      const [id] = expectOk(r, 201).ids;
+      const [id] = expectOk<Inserted>(r, 201).ids;
       const got = await api.get(`/3.0/assets/id=${id}`);
       assert.ok(got.text.includes(`,"data":${data},"modified":`), got.text);
       // Escapes may be written differently, but the string is the same.
       expectOk(await api.post(`/3.0/assets/id=${id}`, '{"data":{"s":"\\u00fc\\"q\\/\\n"}}'));
-      assert.deepEqual((await list(`/3.0/assets/id=${id}`))[0].data, { s: 'ü"q/\n' });
+      assert.deepEqual((await list(`assets/id=${id}`))[0]!.data, { s: 'ü"q/\n' });
       // POST replaces the value whole, in its own order.
       expectOk(await api.post(`/3.0/assets/id=${id}`, '{"data":{"2":"two","b":"bee"}}'));
       assert.ok((await api.get(`/3.0/assets/id=${id}`)).text.includes('"data":{"2":"two","b":"bee"}'));
       // Duplicate keys: the last one wins.
       expectOk(await api.post(`/3.0/assets/id=${id}`, '{"data":{"k":1,"m":2,"k":3}}'));
-      assert.deepEqual((await list(`/3.0/assets/id=${id}`))[0].data, { m: 2, k: 3 });
+      assert.deepEqual((await list(`assets/id=${id}`))[0]!.data, { m: 2, k: 3 });
     });
   });
 
@@ -665,7 +666,7 @@ for (const kind of DB_KINDS) {
       const before = await count(svc, 'auditlog');
       const big = await api.put('/3.0/locations', bodyOf(1001));
       expectError(big, 413, 'too_large', 'Request body exceeds 1000 bytes');
-      assert.equal(big.body.request.request_method, 'Put');
+      assert.equal(big.envelope.request.request_method, 'Put');
       expectError(await api.put('/3.0/locations', { description: 'x'.repeat(5000) }), 413, 'too_large', 'Request body exceeds 1000 bytes');
       assert.equal(await count(svc, 'locations'), 0);
       assert.equal(await count(svc, 'auditlog'), before);

@@ -94,11 +94,11 @@ filterTable('filters in the query string', rows, (data) => {
     for (const url of ['/3.0/departments?page=2', '/3.0/departments?filter=page%3D2', '/3.0/departments/page=2', '/3.0/departments/id>0?page=2']) {
       const res = await a.get(url);
       assert.deepEqual(idsOf(res), range(31, 60), url);
-      assert.deepEqual(res.body.pagination, { total_pages: 3, total_records: 65 }, url);
+      assert.deepEqual(res.envelope.pagination, { total_pages: 3, total_records: 65 }, url);
     }
     const last = await a.get('/3.0/departments?filter=data.grp!0&page=2');
     assert.deepEqual(idsOf(last), range(1, 65).filter((id) => id % 3 !== 0).slice(30));
-    assert.deepEqual(last.body.pagination, { total_pages: 2, total_records: 44 });
+    assert.deepEqual(last.envelope.pagination, { total_pages: 2, total_records: 44 });
     assert.deepEqual(idsOf(await a.get('/3.0/departments?page=4')), []);
   });
 
@@ -106,9 +106,9 @@ filterTable('filters in the query string', rows, (data) => {
     const { a } = data();
     const res = await a.get('/3.0/assets/id>1?filter=id<3&_=9');
     assert.deepEqual(idsOf(res), [2]);
-    assert.equal(res.body.request.url, '/3.0/assets/id>1');
+    assert.equal(res.envelope.request.url, '/3.0/assets/id>1');
     const refused = await a.get('/3.0/assets?filter=idd=3');
-    assert.equal(refused.body.request.url, '/3.0/assets');
+    assert.equal(refused.envelope.request.url, '/3.0/assets');
   });
 
   it('path and query filters share the limit of 32; page does not count', async () => {
@@ -125,13 +125,13 @@ filterTable('filters in the query string', rows, (data) => {
     const { a } = data();
     const made = await a.put('/3.0/assets?_=1', [{ asset_no: 'Q-1', description: 'query one' }, { asset_no: 'Q-2', description: 'query two' }]);
     assert.equal(made.status, 201, made.text);
-    const [one, two] = made.body.response.ids as number[];
+    const [one, two] = made.reply<{ ids: number[] }>().ids;
     const updated = await a.post('/3.0/assets?filter=asset_no~Q-&filter=description=query+one', { status: 'Queried' });
     assert.equal(updated.status, 200, updated.text);
-    assert.deepEqual(updated.body.response, { records_updated: 1, records_found: 1 });
+    assert.deepEqual(updated.envelope.response, { records_updated: 1, records_found: 1 });
     assert.deepEqual(idsOf(await a.get('/3.0/assets?filter=status=Queried')), [one]);
     const both = await a.post(`/3.0/assets/asset_no~Q-?filter=id%3E%3D${one}`, { status: 'Queried' });
-    assert.deepEqual(both.body.response, { records_updated: 1, records_found: 2 });
+    assert.deepEqual(both.envelope.response, { records_updated: 1, records_found: 2 });
     assertError(await a.post('/3.0/assets?_=1&sort=id', { status: 'All' }), 400, 'filter_required',
       'No fields specified for record updating. This would update ALL assets records for your company. Request aborted.');
     assertError(await a.delete('/3.0/assets?filters=id=1'), 400, 'filter_required',
@@ -145,7 +145,7 @@ filterTable('filters in the query string', rows, (data) => {
     assert.deepEqual(idsOf(await a.get('/3.0/assets?filter=status=All')), []);
     const removed = await a.delete('/3.0/assets?filter=asset_no~Q-');
     assert.equal(removed.status, 200, removed.text);
-    assert.deepEqual(removed.body.response, { records_deleted: 2, records_found: 2 });
+    assert.deepEqual(removed.envelope.response, { records_deleted: 2, records_found: 2 });
     assert.deepEqual(idsOf(await a.get(`/3.0/assets?filter=id%2B${Math.min(one!, two!)}`)), []);
   });
 
@@ -199,7 +199,7 @@ filterTable('filters in the query string', rows, (data) => {
     const ifMatch = { headers: { 'if-match': seen } };
     const first = await a.post('/3.0/assets?filter=id=10', { status: 'Matched' }, ifMatch);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body.response, { records_updated: 1, records_found: 1 });
+    assert.deepEqual(first.envelope.response, { records_updated: 1, records_found: 1 });
     assertError(await a.post('/3.0/assets/id=10', { status: 'Again' }, ifMatch), 412, 'precondition_failed', `Record changed since version ${seen}`);
     assertError(await a.delete('/3.0/assets?filter=id=10', ifMatch), 412, 'precondition_failed', `Record changed since version ${seen}`);
     assert.equal((await a.post('/3.0/assets?filter=id=10', { status: 'Active' })).status, 200);
@@ -210,7 +210,7 @@ filterTable('filters in the query string', rows, (data) => {
     const keyed = { headers: { 'idempotency-key': 'query-filters-1' } };
     const first = await a.post('/3.0/assets?filter=id=11', { status: 'Keyed' }, keyed);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body.response, { records_updated: 1, records_found: 1 });
+    assert.deepEqual(first.envelope.response, { records_updated: 1, records_found: 1 });
     const replay = await a.post('/3.0/assets?filter=id=11&_=2', { status: 'Keyed' }, keyed);
     assert.equal(replay.status, 200);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
@@ -242,11 +242,11 @@ filterTable('filters in the query string', rows, (data) => {
           const where = `${pathForm} (${asPath.status}) vs ${url} (${asQuery.status}): ${asQuery.text.slice(0, 300)}`;
           assert.equal(asQuery.status, asPath.status, where);
           if (asPath.status === 200) {
-            assert.deepEqual(asQuery.body.response, asPath.body.response, where);
-            assert.deepEqual(asQuery.body.pagination, asPath.body.pagination, where);
+            assert.deepEqual(asQuery.envelope.response, asPath.envelope.response, where);
+            assert.deepEqual(asQuery.envelope.pagination, asPath.envelope.pagination, where);
             assert.equal(asQuery.headers.etag, asPath.headers.etag, where);
           } else {
-            assert.equal(asQuery.body.response.code, asPath.body.response.code, where);
+            assert.equal(asQuery.errorReply.code, asPath.errorReply.code, where);
           }
         }
       }), { numRuns: RUNS });

@@ -25,7 +25,7 @@ function expectLimits(res: TestResponse, remaining: number, reset: number): void
 function expectLimited(res: TestResponse, wait: number): void {
   assert.equal(res.status, 429, res.text);
   assert.equal(res.headers['retry-after'], String(wait));
-  assert.deepEqual(res.body.response, { error: `Rate limit exceeded, retry in ${wait} seconds`, code: 'rate_limited' });
+  assert.deepEqual(res.envelope.response, { error: `Rate limit exceeded, retry in ${wait} seconds`, code: 'rate_limited' });
 }
 
 for (const kind of DB_KINDS) {

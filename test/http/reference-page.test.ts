@@ -37,7 +37,7 @@ describe('the API reference page', { skip: missing }, () => {
     const anonymous = svc.client(null);
     const page = await anonymous.get('/docs');
     served = { status: page.status, headers: page.headers, text: page.text };
-    operations = operationsOf((await anonymous.get('/openapi.json')).body);
+    operations = operationsOf((await anonymous.get('/openapi.json')).body as Parameters<typeof operationsOf>[0]);
     browser = await chromium.launch({ executablePath: CHROMIUM });
   });
   after(async () => {

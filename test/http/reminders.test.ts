@@ -22,14 +22,14 @@ import { DB_KINDS, freshDatabase, type Service, TestClock } from '../support/har
 import { cleanEnv, runCli } from '../support/stage.ts';
 import { login, runAt, uniqueName, user } from '../support/workflows.ts';
 import { create, expectOk, list, start, stop, update } from './resources-support.ts';
+import type { Message, Reminder, Updated } from '../support/api.ts';
 
 /** The run's "today" in UTC and the instant the runs happen at (midday, far from any date line). */
 const TODAY = '2031-03-10';
 const NOON = `${TODAY}T12:00:00Z`;
 
-interface Reminder { id: number; company_id: number; asset_id: number; user_id: number | null; due_date: string; remind_date: string;
-  message: string; sent: number; acknowledged: number; asset: { id: number } }
-interface Message { id: number; sender_user_id: number | null; target_user_id: number | null; company_id: number; message_read: number;
+/** A row of the messages table (the reminder run writes them). */
+interface MessageRow { id: number; sender_user_id: number | null; target_user_id: number | null; company_id: number; message_read: number;
   messagetext: string }
 
 for (const kind of DB_KINDS) {
@@ -42,15 +42,15 @@ for (const kind of DB_KINDS) {
     async function tenant(data?: object, parent: number | null = null): Promise<{ id: number; api: TestClient }> {
       const id = await svc.company(uniqueName('Co'), parent);
       const api = (await svc.certificate(id)).client;
-      if (data) assert.equal(expectOk(await api.post(`/3.0/companies/id=${id}`, { data })).records_updated, 1);
+      if (data) assert.equal(expectOk<Updated>(await api.post(`/3.0/companies/id=${id}`, { data })).records_updated, 1);
       return { id, api };
     }
     const asset = (api: TestClient, body: object) => create(api, 'assets', { asset_no: uniqueName('A'), ...body });
     const remindersOf = (api: TestClient, assetId: number): Promise<Reminder[]> => list(api, `assetreminders/asset_id=${assetId}`);
     const messagesOf = async (companyIds: readonly number[]) =>
-      (await sql<Message>`SELECT * FROM messages WHERE company_id IN (${sql.join(companyIds)}) ORDER BY id`.execute(svc.database.db)).rows;
+      (await sql<MessageRow>`SELECT * FROM messages WHERE company_id IN (${sql.join(companyIds)}) ORDER BY id`.execute(svc.database.db)).rows;
     const messagesTo = async (userId: number) =>
-      (await sql<Message>`SELECT * FROM messages WHERE target_user_id = ${userId} ORDER BY id`.execute(svc.database.db)).rows;
+      (await sql<MessageRow>`SELECT * FROM messages WHERE target_user_id = ${userId} ORDER BY id`.execute(svc.database.db)).rows;
 
     it('the default window is 30 days; remind_date = due − window; overdue assets are reminded too', async () => {
       const { id: co, api } = await tenant();
@@ -66,7 +66,7 @@ for (const kind of DB_KINDS) {
         id: 0, company_id: co, asset_id: due30, user_id: null, due_date: addDays(TODAY, 30), remind_date: TODAY, message: '',
         sent: 1, acknowledged: 0, data: null, asset: r30[0]!.asset, user: null,
       });
-      assert.equal(r30[0]!.asset.id, due30);
+      assert.equal(r30[0]!.asset!.id, due30);
       assert.deepEqual(await remindersOf(api, due31), []);
       assert.deepEqual((await remindersOf(api, dueToday)).map((r) => [r.due_date, r.remind_date]), [[TODAY, addDays(TODAY, -30)]]);
       assert.deepEqual((await remindersOf(api, overdue)).map((r) => [r.due_date, r.remind_date]), [['2031-02-01', '2031-01-02']]);
@@ -107,8 +107,8 @@ for (const kind of DB_KINDS) {
         [['2031-01-16', '2031-01-16', 1]]);
       assert.deepEqual((await remindersOf(utc.api, u!)).filter((r) => r.id !== manual[1]), []);
       const [byHandAuckland, byHandUtc] = await Promise.all([auckland, utc].map((t, i) => list(t.api, `assetreminders/id=${manual[i]}`)));
-      assert.equal(byHandAuckland![0].sent, 1);
-      assert.equal(byHandUtc![0].sent, 0);
+      assert.equal(byHandAuckland![0]!.sent, 1);
+      assert.equal(byHandUtc![0]!.sent, 0);
       assert.deepEqual((await messagesTo(recipients[0]!.id)).map((m) => m.messagetext).sort(),
         [(await remindersOf(auckland.api, a!)).find((r) => r.id !== manual[0])!.message, 'by hand'].sort());
       assert.deepEqual(await messagesTo(recipients[1]!.id), []);
@@ -117,7 +117,7 @@ for (const kind of DB_KINDS) {
       await runAt(svc, '2031-01-16T00:30:00Z');
       assert.deepEqual((await remindersOf(utc2.api, u2!)).map((r) => [r.due_date, r.remind_date]), [['2031-01-16', '2031-01-16']]);
       assert.deepEqual(await remindersOf(angeles.api, l!), []);
-      assert.equal((await list(utc.api, `assetreminders/id=${manual[1]}`))[0].sent, 1);
+      assert.equal((await list(utc.api, `assetreminders/id=${manual[1]}`))[0]!.sent, 1);
       // At 08:30 UTC it is the 16th in Los Angeles too.
       await runAt(svc, '2031-01-16T08:30:00Z');
       assert.deepEqual((await remindersOf(angeles.api, l!)).map((r) => [r.due_date, r.remind_date]), [['2031-01-16', '2031-01-16']]);
@@ -200,7 +200,7 @@ for (const kind of DB_KINDS) {
       for (const u of [declines, parentUser, childUser, otherUser]) assert.deepEqual(await messagesTo(u.id), []);
       // Each recipient sees it in a session; the others see nothing of it.
       for (const [u, n] of [[takes, 1], [takes2, 1], [declines, 0], [parentUser, 0], [childUser, 0]] as const) {
-        const seen = expectOk(await impersonating.client.get('/3.0/messages', { headers: await login(impersonating.client, u) }));
+        const seen = expectOk<Message[]>(await impersonating.client.get('/3.0/messages', { headers: await login(impersonating.client, u) }));
         assert.equal(seen.filter((m: { messagetext: string }) => m.messagetext === reminder!.message).length, n, u.username);
       }
     });
@@ -232,13 +232,13 @@ for (const kind of DB_KINDS) {
       const [reminder] = await remindersOf(api, id);
       const entries = await list(api, `auditlog/endpoint=assetreminders/record_id=${reminder!.id}`);
       assert.deepEqual(entries.map((e) => [e.action, e.company_id, e.asset_id]), [['create', co, id], ['update', co, id]]);
-      assert.equal(entries[0].newdata.due_date, addDays(TODAY, 2));
-      assert.deepEqual([entries[1].olddata, entries[1].newdata], [{ sent: 0 }, { sent: 1 }]);
+      assert.equal(entries[0]!.newdata.due_date, addDays(TODAY, 2));
+      assert.deepEqual([entries[1]!.olddata, entries[1]!.newdata], [{ sent: 0 }, { sent: 1 }]);
       assert.deepEqual(entries.map((e) => e.logdate), ['2031-03-10 12:00:00', '2031-03-10 12:00:00']);
       const [message] = await messagesTo(taker.id);
       const created = await list(api, `auditlog/endpoint=messages/record_id=${message!.id}`);
       assert.deepEqual(created.map((e) => [e.action, e.company_id]), [['create', co]]);
-      assert.equal(created[0].newdata.target_user_id, taker.id);
+      assert.equal(created[0]!.newdata.target_user_id, taker.id);
     });
 
     it('two runs at once (Promise.all on one handle) create no duplicate reminders and send no duplicate messages', async () => {
@@ -250,7 +250,7 @@ for (const kind of DB_KINDS) {
       const runs = await Promise.all([runAt(svc, at), runAt(svc, at), runAt(svc, at)]);
       const reminders = await list(api, `assetreminders/company_id=${co}`);
       assert.equal(reminders.length, 12);
-      assert.ok(reminders.every((r: Reminder) => r.sent === 1));
+      assert.ok(reminders.every((r) => r.sent === 1));
       for (const t of takers) assert.equal((await messagesTo(t.id)).length, 12);
       assert.ok(runs.reduce((n, r) => n + r.created, 0) >= 12);
     });
@@ -262,7 +262,7 @@ for (const kind of DB_KINDS) {
         byDate.set(d, await asset(api, { next_check: d }));
       }
       await asset(api, {});
-      const dates = async (path: string) => (await list(api, `assets/company_id=${co}/${path}`)).map((a: { next_check: string }) => a.next_check);
+      const dates = async (path: string) => (await list(api, `assets/company_id=${co}/${path}`)).map((a) => a.next_check);
       const horizon = addDays(TODAY, 30);
       assert.deepEqual(await dates(`next_check-${horizon}`), ['2031-02-01', addDays(TODAY, -1), TODAY, addDays(TODAY, 29), horizon]);
       assert.deepEqual(await dates(`next_check-=${horizon}`), await dates(`next_check-${horizon}`));
@@ -270,7 +270,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(await dates(`next_check<${TODAY}`), ['2031-02-01', addDays(TODAY, -1)]);
       // The reminder run reminds exactly the due set.
       await runAt(svc, NOON);
-      const reminded = (await list(api, `assetreminders/company_id=${co}`)).map((r: Reminder) => r.due_date).sort();
+      const reminded = (await list(api, `assetreminders/company_id=${co}`)).map((r) => r.due_date).sort();
       assert.deepEqual(reminded, await dates(`next_check-${horizon}`));
     });
   });
@@ -371,7 +371,7 @@ describe('CLI: asset-tracker reminders run --json (sqlite)', () => {
     try {
       const { rows: reminders } = await sql<Reminder>`SELECT * FROM assetreminders`.execute(check.db);
       assert.deepEqual(reminders.map((r) => [r.due_date, r.remind_date, Number(r.sent), r.user_id]), [[addDays(today, -3), addDays(today, -33), 1, null]]);
-      const { rows: messages } = await sql<Message>`SELECT * FROM messages ORDER BY target_user_id`.execute(check.db);
+      const { rows: messages } = await sql<MessageRow>`SELECT * FROM messages ORDER BY target_user_id`.execute(check.db);
       assert.deepEqual(messages.map((m) => [Number(m.target_user_id), Number(m.company_id)]), users.map((u) => [u, co]));
     } finally {
       await check.close();

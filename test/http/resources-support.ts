@@ -3,77 +3,54 @@
 // and one-line create/read calls over the real HTTPS API.
 import { sql } from 'kysely';
 import assert from 'node:assert/strict';
+import type { AuditEntry, Endpoint, Inserted, ListPath, Records, Updated } from '../support/api.ts';
+import { expectOk } from '../support/api.ts';
 import type { TestClient, TestResponse } from '../support/client.ts';
-import { type DbKind, type Service, startService } from '../support/harness.ts';
+import type { Service } from '../support/harness.ts';
 import { formatDate, formatDatetime } from '../../src/model/dates.ts';
 
-/** A fresh service whose clock stands still on a whole second (certificates stay valid: it is real time). */
-export async function start(kind: DbKind, options: Parameters<typeof startService>[1] = {}): Promise<Service> {
-  const svc = await startService(kind, options);
-  svc.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
-  return svc;
-}
-
-/**
- * Stops the service. The harness listens on `app.https` itself, which Fastify's
- * close() leaves open; closing it here lets the test process exit.
- */
-export async function stop(svc: Service | undefined): Promise<void> {
-  if (!svc) return;
-  await svc.close();
-  svc.app.https.closeAllConnections();
-  await new Promise<void>((r) => svc.app.https.close(() => r()));
-}
+// The service's start and stop now live with the shared factories (test/support/factories.ts).
+export { startStill as start, stopService as stop } from '../support/factories.ts';
 
 export const nowText = (svc: Service) => formatDatetime(svc.clock.now());
 export const todayText = (svc: Service) => formatDate(svc.clock.now());
 
-/** Asserts the status (showing the body when it differs) and returns `response`. */
-export function expectOk(res: TestResponse, status = 200): any {
-  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`);
-  return res.body.response;
-}
-
-/** Asserts an error reply with exactly this status and message. */
-export function expectError(res: TestResponse, status: number, message: string): void {
-  assert.equal(res.status, status, `expected ${status} "${message}", got ${res.status}: ${res.text}`);
-  assert.equal(res.body.response.error, message);
-}
+export { expectError, expectOk } from '../support/api.ts';
 
 /** Asserts a 409 whose message starts with `Data Error: ` (and contains `part`, when given). */
 export function expectDataError(res: TestResponse, part?: string): void {
   assert.equal(res.status, 409, `expected 409, got ${res.status}: ${res.text}`);
-  const message: string = res.body.response.error;
+  const message = res.errorReply.error;
   assert.ok(message.startsWith('Data Error: '), message);
   if (part !== undefined) assert.ok(message.includes(part), `"${message}" should contain "${part}"`);
 }
 
 /** PUT one record; returns its id. */
 export async function create(client: TestClient, endpoint: string, body: unknown): Promise<number> {
-  const r = expectOk(await client.put(`/3.0/${endpoint}`, body), 201);
+  const r = expectOk<Inserted>(await client.put(`/3.0/${endpoint}`, body), 201);
   assert.equal(r.records_inserted, 1);
-  return r.ids[0];
+  return r.ids[0]!;
 }
 
 /** GET every record matching the path's filters (one page). */
-export async function list(client: TestClient, path: string): Promise<any[]> {
+export async function list<E extends Endpoint>(client: TestClient, path: ListPath<E>): Promise<Records[E][]> {
   return expectOk(await client.get(`/3.0/${path}`));
 }
 
 /** GET one record by id; fails when it is not visible. */
-export async function one(client: TestClient, endpoint: string, id: number): Promise<any> {
-  const rows = await list(client, `${endpoint}/id=${id}`);
+export async function one<E extends Endpoint>(client: TestClient, endpoint: E, id: number): Promise<Records[E]> {
+  const rows = await list<E>(client, `${endpoint}/id=${id}`);
   assert.equal(rows.length, 1, `${endpoint} ${id} should be visible`);
-  return rows[0];
+  return rows[0]!;
 }
 
 /** POST to records matched by `filter`; returns the counts. */
-export async function update(client: TestClient, path: string, body: unknown): Promise<{ records_updated: number; records_found: number }> {
+export async function update(client: TestClient, path: string, body: unknown): Promise<Updated> {
   return expectOk(await client.post(`/3.0/${path}`, body));
 }
 
 /** Audit entries about one record, oldest first. */
-export async function auditOf(client: TestClient, endpoint: string, recordId: number): Promise<any[]> {
+export async function auditOf(client: TestClient, endpoint: string, recordId: number): Promise<AuditEntry[]> {
   return list(client, `auditlog/endpoint=${endpoint}/record_id=${recordId}`);
 }
 
@@ -83,7 +60,8 @@ export async function countRows(svc: Service, table: 'assets' | 'assetqueue' | '
   return Number(rows[0]!.n);
 }
 
-export const keys = (o: object) => Object.keys(o);
+/** The members of a record, in order (throws for a missing one, as `Object.keys` does). */
+export const keys = (o: object | null | undefined) => Object.keys(o!);
 
 /** A name unique within this process (usernames and subdomains are unique system-wide). */
 let counter = 0;

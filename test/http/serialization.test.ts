@@ -14,9 +14,10 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { TestClient, TestResponse } from '../support/client.ts';
 import { DB_KINDS, type DbKind, type Service, startService } from '../support/harness.ts';
-import { type RawRow, ReferenceSerializer, type ResourceName, SPECS } from '../support/reference-json.ts';
+import { cellText, type RawRow, ReferenceSerializer, type ResourceName, SPECS } from '../support/reference-json.ts';
 import { Api, makeUser } from '../support/sessions.ts';
 import { stop } from './resources-support.ts';
+import type { Inserted } from '../support/api.ts';
 
 const RUNS = (() => {
   const n = Number(process.env.PROPERTY_RUNS ?? '25');
@@ -291,9 +292,9 @@ function resolveCondition(f: FilterField, c: CondGen, rows: readonly RawRow[]): 
     // Filters take safe integers only.
     value = String(Number.isSafeInteger(n + c.delta) ? n + c.delta : n);
   } else if (f.kind === 'date') {
-    value = c.fromRow && present.length > 0 ? String(present[c.pick % present.length]) : c.date;
+    value = c.fromRow && present.length > 0 ? cellText(present[c.pick % present.length]) : c.date;
   } else {
-    const from = c.fromRow && present.length > 0 ? String(present[c.pick % present.length]) : null;
+    const from = c.fromRow && present.length > 0 ? cellText(present[c.pick % present.length]) : null;
     if (from === null) value = c.needle;
     else if (op === '~') {
       const cps = [...from];
@@ -305,7 +306,7 @@ function resolveCondition(f: FilterField, c: CondGen, rows: readonly RawRow[]): 
   const pred = (r: RawRow) => {
     const x = r[f.name];
     if (x === null || x === undefined) return op === '!';
-    if (op === '~') return asciiLower(String(x)).includes(asciiLower(value));
+    if (op === '~') return asciiLower(cellText(x)).includes(asciiLower(value));
     const d = compareValues(f.kind, x, value);
     return op === '=' ? d === 0 : op === '!' ? d !== 0 : op === '>' ? d > 0 : op === '<' ? d < 0 : op === '+' ? d >= 0 : d <= 0;
   };
@@ -392,7 +393,7 @@ async function put(w: World, client: TestClient | Api, resource: ResourceName, r
   const payload = written(record, st);
   const res: TestResponse = client instanceof Api ? await client.put(resource, payload) : await client.put(`/3.0/${resource}`, payload);
   if (res.status !== 201) throw new Error(`${w.kind}: PUT /3.0/${resource} ${payload} answered ${res.status}: ${res.text}`);
-  const id = Number(JSON.parse(res.text).response.ids[0]);
+  const id = Number(res.reply<Inserted>().ids[0]);
   const row = await rowOf(w, SPECS[resource].table, id);
   for (const [k, v] of record.entries) {
     if (k === 'message_read') continue;
@@ -449,7 +450,7 @@ async function checkGet(w: World, resource: ResourceName, q: QueryGen): Promise<
   const got = responseText(res.text, where);
   let records: { id: number }[];
   try {
-    records = JSON.parse(got);
+    records = JSON.parse(got) as { id: number }[];
   } catch (e) {
     throw new Error(`${where}: the response is not JSON (${String(e)}): ${got}`);
   }
@@ -459,7 +460,7 @@ async function checkGet(w: World, resource: ResourceName, q: QueryGen): Promise<
   const matching = scoped.filter((r) => rq.preds.every((p) => p(r))).sort(comparator(rq.order));
   const expected = matching.slice((rq.page - 1) * PAGE_SIZE, rq.page * PAGE_SIZE).map((r) => Number(r.id));
   assert.deepEqual(ids, expected, `${where}: the ids of the page`);
-  assert.deepEqual(JSON.parse(res.text).pagination, { total_pages: Math.ceil(matching.length / PAGE_SIZE), total_records: matching.length },
+  assert.deepEqual(res.envelope.pagination, { total_pages: Math.ceil(matching.length / PAGE_SIZE), total_records: matching.length },
     `${where}: pagination`);
 }
 
@@ -528,25 +529,25 @@ for (const kind of DB_KINDS) {
         + `"location_id":${loc},"data":{"10":1,"2":{"b":1.50,"a":-0},"k":"x\\u2028","1e3":1e3,"big":12345678901234567890}}`;
       const res = await writer.put('/3.0/assets', payload);
       assert.equal(res.status, 201, res.text);
-      const id = Number(res.body.response.ids[0]);
+      const id = Number(res.reply<Inserted>().ids[0]);
       const file = await put(world, writer, 'files', body([['asset_id', num(id)], ['filename', 'ä.pdf']]), plain);
       const a = await rowOf(world, 'assets', id);
       const l = await rowOf(world, 'locations', loc);
       const f = await rowOf(world, 'files', file);
       const c = await rowOf(world, 'companies', co.C);
       // A record's version is its last member: after the embeds of a listed record, last of an embedded one.
-      const fieldsC = `{"id":${co.C},"name":"C\\tchild","created":"${c.created}","logo":null,"subdomain":null,"styles":null,"data":null,`
-        + `"parent_id":${co.A},"modified":"${c.modified}"`;
+      const fieldsC = `{"id":${co.C},"name":"C\\tchild","created":"${cellText(c.created)}","logo":null,"subdomain":null,"styles":null,"data":null,`
+        + `"parent_id":${co.A},"modified":"${cellText(c.modified)}"`;
       const companyC = `${fieldsC},"version":1}`;
       const expected = `[{"id":${id},"company_id":${co.C},"asset_no":"K-1","serial_no":"","description":"tab\\there 🙂","status":"Active",`
         + `"next_check":"2025-03-01","last_check":null,"last_result":null,"period":12,"location_id":${loc},"department_id":null,"external_type_id":null,`
-        + `"date_added":"${a.date_added}","data":{"10":1,"2":{"b":1.50,"a":-0},"k":"x\u2028","1e3":1e3,"big":12345678901234567890},`
-        + `"modified":"${a.modified}","company":${companyC},`
-        + `"location":{"id":${loc},"company_id":${co.C},"description":"Hall \\"1\\"\\\\\u2028","creationdate":"${l.creationdate}","data":null,`
-        + `"modified":"${l.modified}","version":1},"department":null,"externaltype":{"id":null,"external_itemtype_id":null,"company_id":null,`
+        + `"date_added":"${cellText(a.date_added)}","data":{"10":1,"2":{"b":1.50,"a":-0},"k":"x\u2028","1e3":1e3,"big":12345678901234567890},`
+        + `"modified":"${cellText(a.modified)}","company":${companyC},`
+        + `"location":{"id":${loc},"company_id":${co.C},"description":"Hall \\"1\\"\\\\\u2028","creationdate":"${cellText(l.creationdate)}","data":null,`
+        + `"modified":"${cellText(l.modified)}","version":1},"department":null,"externaltype":{"id":null,"external_itemtype_id":null,"company_id":null,`
         + `"description":null,"data":null,"modified":null,"version":null},"files":[{"id":${file},"upload_uuid":null,`
-        + `"upload_endpoint":"${world.svc.baseUrl}/3.0/upload/${f.token}","filedate":"${f.filedate}","description":"","filename":"ä.pdf",`
-        + `"asset_id":${id},"company_id":${co.C},"data":{},"mimetype":null,"size":null,"modified":"${f.modified}","version":1}],"version":1}]`;
+        + `"upload_endpoint":"${world.svc.baseUrl}/3.0/upload/${cellText(f.token)}","filedate":"${cellText(f.filedate)}","description":"","filename":"ä.pdf",`
+        + `"asset_id":${id},"company_id":${co.C},"data":{},"mimetype":null,"size":null,"modified":"${cellText(f.modified)}","version":1}],"version":1}]`;
       for (const caller of ['A', 'C'] as const) {
         assert.equal(await world.ref.response('assets', [id], { root: co[caller] }), expected, `reference, caller ${caller}`);
         const got = await world.readers[caller].get(`/3.0/assets/id=${id}`);
@@ -554,8 +555,8 @@ for (const kind of DB_KINDS) {
       }
       // C's parent A is in A's scope but outside C's: there the embed has every member null.
       const a2 = await rowOf(world, 'companies', co.A);
-      const parentA = `{"id":${co.A},"name":"A 🙂","created":"${a2.created}","logo":null,"subdomain":null,"styles":null,"data":null,`
-        + `"parent_id":${co.P},"modified":"${a2.modified}","version":1}`;
+      const parentA = `{"id":${co.A},"name":"A 🙂","created":"${cellText(a2.created)}","logo":null,"subdomain":null,"styles":null,"data":null,`
+        + `"parent_id":${co.P},"modified":"${cellText(a2.modified)}","version":1}`;
       const nulls = '{"id":null,"name":null,"created":null,"logo":null,"subdomain":null,"styles":null,"data":null,"parent_id":null,"modified":null,'
         + '"version":null}';
       const asSeenBy = { A: `[${fieldsC},"parentcompany":${parentA},"version":1}]`, C: `[${fieldsC},"parentcompany":${nulls},"version":1}]` };
@@ -570,7 +571,7 @@ for (const kind of DB_KINDS) {
     it('a date in the years 0001–0099 is a real calendar date: accepted, stored and read back', async () => {
       const res = await world.writer.put('/3.0/assets', { company_id: world.co.A, asset_no: tagged('early'), next_check: '0050-06-15' });
       assert.equal(res.status, 201, `${kind}: ${res.text}`);
-      const id = Number(res.body.response.ids[0]);
+      const id = Number(res.reply<Inserted>().ids[0]);
       const got = await world.writer.get('/3.0/assets/next_check=0050-06-15');
       assert.equal(got.status, 200, got.text);
       assert.equal(responseText(got.text, kind), await world.ref.response('assets', [id], { root: world.co.P }));

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { Api, assertNoSecretsLeaked, BAD_LOGIN, expectError, expectOk, logCapture, makeUser, type TestUser, trail } from '../support/sessions.ts';
+import type { AuditEntry, Inserted, LoggedIn } from '../support/api.ts';
 
 const HIDDEN = ['users', 'login', 'logout'];
 
@@ -24,14 +25,14 @@ for (const kind of DB_KINDS) {
       return Number(row.id ?? 0);
     };
     /** Every entry with an id above `since`, as basic mode sees them. */
-    const entriesSince = async (since: number) => expectOk(await api.get(`auditlog/id>${since}`));
+    const entriesSince = async (since: number) => expectOk<AuditEntry[]>(await api.get(`auditlog/id>${since}`));
     /** All pages of a GET list. */
     const allPages = async (client: Api, path: string) => {
-      const out: any[] = [];
+      const out: AuditEntry[] = [];
       for (let page = 1; ; page++) {
         const res = await client.get(`${path}/page=${page}`);
-        out.push(...expectOk(res));
-        if (page >= res.body.pagination.total_pages) return out;
+        out.push(...expectOk<AuditEntry[]>(res));
+        if (page >= res.envelope.pagination!.total_pages) return out;
       }
     };
 
@@ -51,14 +52,14 @@ for (const kind of DB_KINDS) {
 
     it('every change in a session records the user and the certificate', async () => {
       const since = await lastAuditId();
-      const dep = expectOk(await sAdmin.put('departments', { description: 'Lab' }), 201).ids[0];
+      const dep = expectOk<Inserted>(await sAdmin.put('departments', { description: 'Lab' }), 201).ids[0]!;
       expectOk(await sAdmin.post(`departments/id=${dep}`, { description: 'Lab 2' }));
       expectOk(await sAdmin.delete(`departments/id=${dep}`));
-      const queued = expectOk(await sUser.put('assetqueue', { description: 'Scope' }), 201).ids[0];
-      const note = expectOk(await sUser.put('auditlog', { message: 'checked the shelf' }), 201).ids[0];
+      const queued = expectOk<Inserted>(await sUser.put('assetqueue', { description: 'Scope' }), 201).ids[0]!;
+      const note = expectOk<Inserted>(await sUser.put('auditlog', { message: 'checked the shelf' }), 201).ids[0]!;
       const entries = await entriesSince(since);
       const pick = (endpoint: string, action: string, record: number | null) =>
-        entries.filter((e: any) => e.endpoint === endpoint && e.action === action && e.record_id === record);
+        entries.filter((e) => e.endpoint === endpoint && e.action === action && e.record_id === record);
       const expected: [string, string, number | null, TestUser][] = [
         ['departments', 'create', dep, admin], ['departments', 'update', dep, admin], ['departments', 'delete', dep, admin],
         ['assetqueue', 'create', queued, user], ['auditlog', 'note', null, user],
@@ -66,48 +67,48 @@ for (const kind of DB_KINDS) {
       for (const [endpoint, action, record, who] of expected) {
         const found = pick(endpoint, action, record);
         assert.equal(found.length, 1, `${endpoint} ${action} ${record}: ${JSON.stringify(entries)}`);
-        assert.equal(found[0].user_id, who.id);
-        assert.equal(found[0].client_id, certId);
-        assert.equal(found[0].ip, '127.0.0.1');
-        assert.equal(found[0].company_id, C);
-        assert.equal(found[0].user.id, who.id);
+        assert.equal(found[0]!.user_id, who.id);
+        assert.equal(found[0]!.client_id, certId);
+        assert.equal(found[0]!.ip, '127.0.0.1');
+        assert.equal(found[0]!.company_id, C);
+        assert.equal(found[0]!.user!.id, who.id);
       }
-      assert.ok(entries.some((e: any) => e.id === note && e.message === 'checked the shelf'));
+      assert.ok(entries.some((e) => e.id === note && e.message === 'checked the shelf'));
       // Basic mode changes have a certificate and no user.
       const since2 = await lastAuditId();
       expectOk(await api.put('locations', { description: 'Store' }), 201);
       const [basic] = await entriesSince(since2);
-      assert.equal(basic.user_id, null);
-      assert.equal(basic.client_id, certId);
+      assert.equal(basic!.user_id, null);
+      assert.equal(basic!.client_id, certId);
     });
 
     it('login success, login failure and logout are audited, with the reported ip and user agent', async () => {
       const since = await lastAuditId();
       const ok = await api.login(user.username, user.password, { ip: '203.0.113.9', useragent: 'TRPAPI-PHP/1.0' });
-      const token = expectOk(ok).user_token;
+      const token = expectOk<LoggedIn>(ok).user_token;
       expectError(await api.login(user.username, 'wrong-password', { ip: '198.51.100.7', useragent: 'curl/8' }), 401, BAD_LOGIN);
       svc.clock.advance(1000);
       expectError(await api.login('nobody-at-all', 'wrong-password'), 401, BAD_LOGIN);
       expectOk(await api.as(token).get('logout'));
       const entries = await entriesSince(since);
-      assert.deepEqual(entries.map((e: any) => e.action), ['login', 'login', 'login', 'logout']);
+      assert.deepEqual(entries.map((e) => e.action), ['login', 'login', 'login', 'logout']);
       const [success, failure, unknown, logout] = entries;
       for (const e of entries) {
         assert.equal(e.client_id, certId);
         assert.equal(e.ip, '127.0.0.1');
         assert.equal(e.endpoint, e.action);
       }
-      assert.equal(success.user_id, user.id);
-      assert.equal(success.company_id, C);
-      assert.equal(success.newdata.reported_ip, '203.0.113.9');
-      assert.equal(success.newdata.useragent, 'TRPAPI-PHP/1.0');
-      assert.equal(failure.user_id, null);
-      assert.equal(failure.newdata.reported_ip, '198.51.100.7');
-      assert.equal(failure.newdata.useragent, 'curl/8');
-      assert.notEqual(failure.message, success.message);
-      assert.equal(unknown.user_id, null);
-      assert.equal(logout.user_id, user.id);
-      assert.equal(logout.company_id, C);
+      assert.equal(success!.user_id, user.id);
+      assert.equal(success!.company_id, C);
+      assert.equal(success!.newdata.reported_ip, '203.0.113.9');
+      assert.equal(success!.newdata.useragent, 'TRPAPI-PHP/1.0');
+      assert.equal(failure!.user_id, null);
+      assert.equal(failure!.newdata.reported_ip, '198.51.100.7');
+      assert.equal(failure!.newdata.useragent, 'curl/8');
+      assert.notEqual(failure!.message, success!.message);
+      assert.equal(unknown!.user_id, null);
+      assert.equal(logout!.user_id, user.id);
+      assert.equal(logout!.company_id, C);
       // The refused logins (429, 403) are not logins and the text of none of them holds the password.
       for (const e of entries) assert.ok(!JSON.stringify(e).includes(user.password));
     });
@@ -117,11 +118,11 @@ for (const kind of DB_KINDS) {
       // {"username", "password", "ip": null, "useragent": null}, as its curl wrapper sends it: a form Content-Type, its User-Agent, an empty Expect.
       const res = await api.login(user.username, user.password, { ip: null, useragent: null },
         { headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'TRPAPI-PHP/1.0', expect: '' } });
-      expectOk(await api.as(expectOk(res).user_token).get('logout'));
+      expectOk(await api.as(expectOk<LoggedIn>(res).user_token).get('logout'));
       const [login] = await entriesSince(since);
-      assert.equal(login.user_id, user.id);
-      assert.equal(login.newdata.reported_ip, null);
-      assert.equal(login.newdata.useragent, null);
+      assert.equal(login!.user_id, user.id);
+      assert.equal(login!.newdata.reported_ip, null);
+      assert.equal(login!.newdata.useragent, null);
       // Required fields stay required.
       expectError(await api.login(user.username, user.password, { password: null }), 400, 'Field verification failed, invalid value for password');
     });
@@ -135,18 +136,18 @@ for (const kind of DB_KINDS) {
       expectOk(await api.login(target.username, target.password));
       const [existing, unknown, success] = await entriesSince(since);
       for (const e of [existing, unknown]) {
-        assert.deepEqual([e.endpoint, e.action, e.record_id, e.user_id, e.user, e.company_id, e.client_id],
+        assert.deepEqual([e!.endpoint, e!.action, e!.record_id, e!.user_id, e!.user, e!.company_id, e!.client_id],
           ['login', 'login', null, null, null, C, certId], JSON.stringify(e));
       }
       // Both read alike, except for the username they were given.
-      assert.equal(existing.message, `Failed login for username ${JSON.stringify(target.username)}`);
-      assert.equal(unknown.message, `Failed login for username ${JSON.stringify(`${target.username}-unknown`)}`);
-      assert.deepEqual(existing.newdata, { ...unknown.newdata, username: target.username });
+      assert.equal(existing!.message, `Failed login for username ${JSON.stringify(target.username)}`);
+      assert.equal(unknown!.message, `Failed login for username ${JSON.stringify(`${target.username}-unknown`)}`);
+      assert.deepEqual(existing!.newdata, { ...unknown!.newdata, username: target.username });
       // A success names the user.
-      assert.deepEqual([success.action, success.record_id, success.user_id], ['login', target.id, target.id]);
+      assert.deepEqual([success!.action, success!.record_id, success!.user_id], ['login', target.id, target.id]);
       // Filtering on the user's id finds its successful login only.
-      const byRecord = expectOk(await api.get(`auditlog/endpoint=login/record_id=${target.id}`));
-      assert.deepEqual(byRecord.map((e: any) => e.id), [success.id]);
+      const byRecord = expectOk<AuditEntry[]>(await api.get(`auditlog/endpoint=login/record_id=${target.id}`));
+      assert.deepEqual(byRecord.map((e) => e.id), [success!.id]);
     });
 
     it('entries about users, logins and logouts are visible to basic mode and admin sessions only', async () => {
@@ -167,21 +168,21 @@ for (const kind of DB_KINDS) {
         assert.deepEqual((await allPages(s, 'auditlog')).map((e) => e.id), visible);
         for (const filter of ['endpoint=users', 'endpoint=login', 'action=login', 'action=logout', `user_id=${reader.id}/endpoint!departments`]) {
           const res = await s.get(`auditlog/${filter}`);
-          const rows = expectOk(res);
-          assert.ok(rows.every((e: any) => !HIDDEN.includes(e.endpoint)), `${filter}: ${res.text}`);
-          assert.equal(res.body.pagination.total_records, rows.length);
+          const rows = expectOk<AuditEntry[]>(res);
+          assert.ok(rows.every((e) => !HIDDEN.includes(e.endpoint)), `${filter}: ${res.text}`);
+          assert.equal(res.envelope.pagination!.total_records, rows.length);
         }
         assert.deepEqual(expectOk(await s.get('auditlog/action=login')), []);
         const hiddenId = everything.find((e) => e.endpoint === 'login')!.id;
         assert.deepEqual(expectOk(await s.get(`auditlog/id=${hiddenId}`)), []);
       }
-      assert.ok(expectOk(await sAdmin.get('auditlog/action=login')).length > 0);
+      assert.ok(expectOk<AuditEntry[]>(await sAdmin.get('auditlog/action=login')).length > 0);
     });
 
     it('entries about messages are visible to basic mode and admin sessions only', async () => {
-      const fromBasic = expectOk(await api.put('messages', { messagetext: 'for everyone in C' }), 201).ids[0];
-      const fromAdmin = expectOk(await sAdmin.put('messages', { messagetext: 'for the user', target_user_id: user.id }), 201).ids[0];
-      const fromUser = expectOk(await sUser.put('messages', { messagetext: 'from the user' }), 201).ids[0];
+      const fromBasic = expectOk<Inserted>(await api.put('messages', { messagetext: 'for everyone in C' }), 201).ids[0]!;
+      const fromAdmin = expectOk<Inserted>(await sAdmin.put('messages', { messagetext: 'for the user', target_user_id: user.id }), 201).ids[0]!;
+      const fromUser = expectOk<Inserted>(await sUser.put('messages', { messagetext: 'from the user' }), 201).ids[0]!;
       expectOk(await sUser.post(`messages/id=${fromAdmin}`, { message_read: 1 }));
       const everything = await allPages(api, 'auditlog/endpoint=messages');
       for (const id of [fromBasic, fromAdmin, fromUser]) {
@@ -189,10 +190,10 @@ for (const kind of DB_KINDS) {
       }
       assert.deepEqual((await allPages(sAdmin, 'auditlog/endpoint=messages')).map((e) => e.id), everything.map((e) => e.id));
       for (const s of [sReader, sUser]) {
-        for (const filter of ['endpoint=messages', `record_id=${fromUser}/endpoint=messages`, `id=${everything[0].id}`, 'message~message']) {
+        for (const filter of ['endpoint=messages', `record_id=${fromUser}/endpoint=messages`, `id=${everything[0]!.id}`, 'message~message']) {
           const res = await s.get(`auditlog/${filter}`);
           assert.deepEqual(expectOk(res), [], `${filter}: ${res.text}`);
-          assert.deepEqual(res.body.pagination, { total_pages: 0, total_records: 0 });
+          assert.deepEqual(res.envelope.pagination, { total_pages: 0, total_records: 0 });
         }
         assert.ok((await allPages(s, 'auditlog')).every((e) => e.endpoint !== 'messages'));
       }

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { addDays, formatDate } from '../../src/model/dates.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { Api, assertNoSecretsLeaked, expectError, expectOk, makeUser, type TestUser } from '../support/sessions.ts';
+import type { Inserted, Message } from '../support/api.ts';
 
 const DAY = 86_400_000;
 
@@ -19,14 +20,14 @@ for (const kind of DB_KINDS) {
 
     const ids = async (client: Api, path = 'messages') => {
       const res = await client.get(path);
-      const rows = expectOk(res);
-      assert.equal(res.body.pagination.total_records, rows.length);
-      return rows.map((r: any) => r.id);
+      const rows = expectOk<Message[]>(res);
+      assert.equal(res.envelope.pagination!.total_records, rows.length);
+      return rows.map((r) => r.id);
     };
     const readState = async (client: Api, id: number) => {
-      const rows = expectOk(await client.get(`messages/id=${id}`));
+      const rows = expectOk<Message[]>(await client.get(`messages/id=${id}`));
       assert.equal(rows.length, 1, `message ${id} should be visible`);
-      return rows[0].message_read;
+      return rows[0]!.message_read;
     };
     /** Moves the clock by whole days, half a day at a time, keeping every session in use (they expire after 24 idle hours). */
     const advanceDays = async (days: number) => {
@@ -35,7 +36,7 @@ for (const kind of DB_KINDS) {
         for (const s of [s1, s2, s3, sBoss]) expectOk(await s.get('randompassword'));
       }
     };
-    const send = async (client: Api, body: object) => expectOk(await client.put('messages', body), 201).ids[0] as number;
+    const send = async (client: Api, body: object) => expectOk<Inserted>(await client.put('messages', body), 201).ids[0] as number;
 
     before(async () => {
       svc = await startService(kind);
@@ -62,22 +63,22 @@ for (const kind of DB_KINDS) {
     it('basic mode sees every message of the scope, with no sender', async () => {
       const all = await ids(api);
       assert.deepEqual(all, Object.values(m).sort((a, b) => a - b));
-      for (const row of expectOk(await api.get('messages'))) assert.equal(row.sender_user_id, null);
+      for (const row of expectOk<Message[]>(await api.get('messages'))) assert.equal(row.sender_user_id, null);
     });
 
     it('PUT in a session makes the user the sender; the sender always sees it', async () => {
       m.fromU1 = await send(s1, { target_user_id: u2.id, messagetext: 'from u1 to u2' });
       m.fromU1Later = await send(s1, { target_user_id: u2.id, messagetext: 'later', date_range_start: addDays(formatDate(svc.clock.now()), 10) });
-      const row = expectOk(await api.get(`messages/id=${m.fromU1}`))[0];
+      const row = expectOk<Message[]>(await api.get(`messages/id=${m.fromU1}`))[0]!;
       assert.equal(row.sender_user_id, u1.id);
-      assert.equal(row.sender.id, u1.id);
-      assert.equal(row.sender.username, u1.username);
+      assert.equal(row.sender!.id, u1.id);
+      assert.equal(row.sender!.username, u1.username);
       assert.equal(row.target_user_id, u2.id);
       assert.equal(row.company_id, C);
       expectError(await s1.put('messages', { sender_user_id: u2.id, target_user_id: u2.id, messagetext: 'forged' }), 400,
         'Field verification failed, invalid field sender_user_id');
       const bossMessage = await send(sBoss, { messagetext: 'from the boss' });
-      assert.equal(expectOk(await api.get(`messages/id=${bossMessage}`))[0].sender_user_id, boss.id);
+      assert.equal(expectOk<Message[]>(await api.get(`messages/id=${bossMessage}`))[0]!.sender_user_id, boss.id);
       m.fromBoss = bossMessage;
     });
 
@@ -105,7 +106,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(expectOk(await s1.post(`messages/id=${m.toU2}`, { message_read: 1 })), { records_updated: 0, records_found: 0 });
       assert.deepEqual(expectOk(await sBoss.delete(`messages/id=${m.toU2}`)), { records_deleted: 0, records_found: 0 });
       assert.deepEqual(expectOk(await sBoss.post(`messages/id=${m.toU1}`, { messagetext: 'x' })), { records_updated: 0, records_found: 0 });
-      assert.equal(expectOk(await api.get(`messages/id=${m.toU2}`))[0].message_read, 0);
+      assert.equal(expectOk<Message[]>(await api.get(`messages/id=${m.toU2}`))[0]!.message_read, 0);
       expectError(await s1.post(`messages/id=${m.toU1}`, { messagetext: 'changed' }), 403, 'Access denied: POST on messages requires admin');
       expectError(await s1.delete(`messages/id=${m.toU1}`), 403, 'Access denied: DELETE on messages requires admin');
     });

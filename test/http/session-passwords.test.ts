@@ -6,6 +6,7 @@ import { setPassword } from '../../src/admin/accounts.ts';
 import { formatDate } from '../../src/model/dates.ts';
 import { DB_KINDS, type Service, startService } from '../support/harness.ts';
 import { Api, assertNoSecretsLeaked, BAD_LOGIN, BAD_SESSION, expectError, expectOk, makeUser, trail, uniqueName } from '../support/sessions.ts';
+import { type AuditEntry, endpointOf, type User } from '../support/api.ts';
 
 const badPassword = 'Field verification failed, invalid value for new_password';
 const USER_FIELDS = ['id', 'username', 'email', 'first_name', 'last_name', 'phone', 'email_confirmed', 'password_last_changed',
@@ -36,13 +37,13 @@ for (const kind of DB_KINDS) {
       const pw = fresh();
       const r = await api.post(`password/id=${u.id}`, { new_password: pw });
       assert.deepEqual(expectOk(r), { records_updated: 1, records_found: 1 });
-      assert.equal(expectOk(await api.get(`users/id=${u.id}`))[0].password_last_changed, today);
+      assert.equal(expectOk<User[]>(await api.get(`users/id=${u.id}`))[0]!.password_last_changed, today);
       expectError(await api.login(u.username, u.password), 401, BAD_LOGIN);
       svc.clock.advance(1000);
       expectOk(await api.login(u.username, pw));
       // The audit entry of the change says only that the password changed.
-      const entries = expectOk(await api.get(`auditlog/endpoint=users/record_id=${u.id}/action=update`));
-      const last = entries[entries.length - 1];
+      const entries = expectOk<AuditEntry[]>(await api.get(`auditlog/endpoint=users/record_id=${u.id}/action=update`));
+      const last = entries[entries.length - 1]!;
       assert.deepEqual(last.olddata, { password: '***' });
       assert.deepEqual(last.newdata, { password: '***', password_last_changed: today });
       // Several users at once; users outside the scope are never matched.
@@ -132,7 +133,7 @@ for (const kind of DB_KINDS) {
       for (const target of [creator, creatorAdmin]) {
         const res = await s.post(`password/id=${target.id}`, { new_password: fresh() });
         expectError(res, 403, refused);
-        assert.ok(res.body.response.error.startsWith('Access denied: '));
+        assert.ok(res.errorReply.error.startsWith('Access denied: '));
         expectOk(await api.login(target.username, target.password));
       }
       // Matched together with users it may change: nobody's password changes.
@@ -165,7 +166,7 @@ for (const kind of DB_KINDS) {
       const s = await api.session(admin);
       for (const client of [api, s]) {
         const res = await client.get('users');
-        for (const row of expectOk(res)) assert.deepEqual(Object.keys(row), USER_FIELDS);
+        for (const row of expectOk<User[]>(res)) assert.deepEqual(Object.keys(row), USER_FIELDS);
         assert.ok(!/scrypt|password_hash|"password"/.test(res.text), res.text);
       }
       expectOk(await api.login(u.username, u.password));
@@ -176,12 +177,12 @@ for (const kind of DB_KINDS) {
       const s = await api.session(admin);
       const seen = new Set<string>();
       for (const client of [api, s, api]) {
-        const r = expectOk(await client.get('randompassword'));
+        const r = expectOk<{ randompassword: string }[]>(await client.get('randompassword'));
         assert.ok(Array.isArray(r) && r.length === 1, JSON.stringify(r));
-        assert.deepEqual(Object.keys(r[0]), ['randompassword']);
-        assert.equal(typeof r[0].randompassword, 'string');
-        assert.equal([...r[0].randompassword].length, 16);
-        seen.add(r[0].randompassword);
+        assert.deepEqual(Object.keys(r[0]!), ['randompassword']);
+        assert.equal(typeof r[0]!.randompassword, 'string');
+        assert.equal([...r[0]!.randompassword].length, 16);
+        seen.add(r[0]!.randompassword);
       }
       assert.equal(seen.size, 3);
       for (const p of seen) { trail(svc).secrets.add(p); }
@@ -190,7 +191,7 @@ for (const kind of DB_KINDS) {
     it('no password or token used above appears in the audit table or a response', async () => {
       // randompassword answers hand out their passwords by design; they are not leaks.
       const t = trail(svc);
-      const kept = t.responses.splice(0).filter((r) => r.body?.request?.endpoint !== 'randompassword');
+      const kept = t.responses.splice(0).filter((r) => endpointOf(r) !== 'randompassword');
       t.responses.push(...kept);
       await assertNoSecretsLeaked(svc);
     });

@@ -9,6 +9,7 @@ import {
   Api, assertNoSecretsLeaked, BAD_LOGIN, BAD_SESSION, expectError, expectOk, expectSession, hours, logCapture, makeUser,
   sessionHeader, type TestUser, trail,
 } from '../support/sessions.ts';
+import type { Company, LoggedIn, User } from '../support/api.ts';
 
 const TOKEN = /^[0-9a-f]{64}$/;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -45,13 +46,13 @@ for (const kind of DB_KINDS) {
 
     it('login answers exactly {"message","user_token"} with 64 lower-case hex characters', async () => {
       const res = await apiA.login(admin.username, admin.password);
-      const r = expectOk(res);
+      const r = expectOk<LoggedIn>(res);
       assert.deepEqual(Object.keys(r), ['message', 'user_token']);
       assert.equal(r.message, 'Authentication successful');
       assert.match(r.user_token, TOKEN);
       assert.ok(res.text.endsWith(`"response":{"message":"Authentication successful","user_token":"${r.user_token}"}}`), res.text);
       // Every login opens a new session with a new token.
-      const again = expectOk(await apiA.login(admin.username, admin.password));
+      const again = expectOk<LoggedIn>(await apiA.login(admin.username, admin.password));
       assert.notEqual(again.user_token, r.user_token);
     });
 
@@ -59,7 +60,7 @@ for (const kind of DB_KINDS) {
       const s = await apiA.session(admin);
       const me = { id: admin.id, companyId: A };
       const list = await s.get(`users/id=${admin.id}`);
-      assert.equal(expectOk(list)[0].username, admin.username);
+      assert.equal(expectOk<User[]>(list)[0]!.username, admin.username);
       expectSession(list, svc, s.token!, me);
       const post = await s.post(`users/id=${admin.id}`, { first_name: 'Ada' });
       assert.deepEqual(expectOk(post), { records_updated: 1, records_found: 1 });
@@ -73,7 +74,7 @@ for (const kind of DB_KINDS) {
       const out = await s.get('logout');
       expectSession(out, svc, s.token!, me);
       // Basic mode: session null.
-      assert.equal((await apiA.get('users')).body.request.session, null);
+      assert.equal((await apiA.get('users')).envelope.request.session, null);
     });
 
     it('a session expires 24 hours after its last use (sliding)', async () => {
@@ -137,8 +138,8 @@ for (const kind of DB_KINDS) {
       const unknown = await apiA.login('no-such-user-anywhere', u.password);
       expectError(wrong, 401, BAD_LOGIN);
       expectError(unknown, 401, BAD_LOGIN);
-      assert.deepEqual(wrong.body.response, unknown.body.response);
-      assert.deepEqual(wrong.body.response, { error: BAD_LOGIN, code: 'bad_login' });
+      assert.deepEqual(wrong.envelope.response, unknown.envelope.response);
+      assert.deepEqual(wrong.envelope.response, { error: BAD_LOGIN, code: 'bad_login' });
     });
 
     it('malformed Authorization headers → 401 Bad session token.', async () => {
@@ -160,7 +161,7 @@ for (const kind of DB_KINDS) {
       for (const authorization of headers) {
         const res = await apiA.get('companies', { headers: { authorization } });
         expectError(res, 401, BAD_SESSION);
-        assert.equal(res.body.request.session, null);
+        assert.equal(res.envelope.request.session, null);
       }
       // The correct form still works.
       expectOk(await apiA.get('companies', { headers: sessionHeader(token) }));
@@ -193,9 +194,9 @@ for (const kind of DB_KINDS) {
       const other = await makeUser(svc, A);
       const s = await apiA.session(admin);
       const viaGarbage = await apiA.login(other.username, other.password, {}, { headers: { authorization: 'Bearer garbage' } });
-      const token = expectOk(viaGarbage).user_token;
+      const token = expectOk<LoggedIn>(viaGarbage).user_token;
       const viaSession = await s.login(other.username, other.password);
-      const token2 = expectOk(viaSession).user_token;
+      const token2 = expectOk<LoggedIn>(viaSession).user_token;
       for (const t of [token, token2]) {
         const res = await apiA.as(t).get('companies');
         expectSession(res, svc, t, { id: other.id, companyId: A });
@@ -245,10 +246,10 @@ for (const kind of DB_KINDS) {
     it('a change of the user\'s company applies on the next call', async () => {
       const u = await makeUser(svc, A1, { level: 'admin' });
       const s = await apiA.session(u);
-      assert.deepEqual(expectOk(await s.get('companies')).map((c: any) => c.id), [A1]);
+      assert.deepEqual(expectOk<Company[]>(await s.get('companies')).map((c) => c.id), [A1]);
       await svc.database.db.updateTable('users').set({ company_id: B }).where('id', '=', u.id).execute();
       const res = await s.get('companies');
-      assert.deepEqual(expectOk(res).map((c: any) => c.id), [B, B1]);
+      assert.deepEqual(expectOk<Company[]>(res).map((c) => c.id), [B, B1]);
       expectSession(res, svc, s.token!, { id: u.id, companyId: B });
     });
 
@@ -271,18 +272,18 @@ for (const kind of DB_KINDS) {
       const ua = await makeUser(svc, A);
       const sb = await apiA.session(ub); // B's user through A's certificate
       const rb = await sb.get('companies');
-      assert.deepEqual(expectOk(rb).map((c: any) => c.id), [B, B1]);
+      assert.deepEqual(expectOk<Company[]>(rb).map((c) => c.id), [B, B1]);
       expectSession(rb, svc, sb.token!, { id: ub.id, companyId: B });
-      const usersB = expectOk(await sb.get('users')).map((u: any) => u.company_id);
+      const usersB = expectOk<User[]>(await sb.get('users')).map((u) => u.company_id);
       assert.ok(usersB.length > 0 && usersB.every((c: number) => c === B || c === B1), String(usersB));
       assert.deepEqual(expectOk(await sb.get(`companies/id=${A}`)), []);
       assert.deepEqual(expectOk(await sb.get(`users/id=${ua.id}`)), []);
       const sa = await apiB.session(ua); // and the reverse
-      assert.deepEqual(expectOk(await sa.get('companies')).map((c: any) => c.id), [A, A1]);
+      assert.deepEqual(expectOk<Company[]>(await sa.get('companies')).map((c) => c.id), [A, A1]);
       assert.deepEqual(expectOk(await sa.get(`users/id=${ub.id}`)), []);
-      assert.deepEqual(expectOk(await sa.get(`users/id=${ua.id}`)).map((u: any) => u.id), [ua.id]);
+      assert.deepEqual(expectOk<User[]>(await sa.get(`users/id=${ua.id}`)).map((u) => u.id), [ua.id]);
       // The certificates themselves keep their own scope in basic mode.
-      assert.deepEqual(expectOk(await apiA.get('companies')).map((c: any) => c.id), [A, A1]);
+      assert.deepEqual(expectOk<Company[]>(await apiA.get('companies')).map((c) => c.id), [A, A1]);
     });
 
     it('no password or token used above appears in the audit table, the log, or a response', async () => {

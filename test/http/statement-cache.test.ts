@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import { settledMemory } from '../support/workflows.ts';
-import { create, expectOk, start, stop } from './resources-support.ts';
+import { create, expectOk, stop } from './resources-support.ts';
+import type { Asset } from '../support/api.ts';
 
 const SHAPES = 10_000;
 const PARALLEL = 8;
@@ -19,8 +21,7 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
     let marked: number;
     before(async () => {
-      svc = await start(kind);
-      api = (await svc.certificate(await svc.company('Shapes'))).client;
+      ({ svc, api } = await buildTenancy(kind, { top: 'Shapes' }));
       await create(api, 'assets', { asset_no: 'plain' });
       marked = await create(api, 'assets', { asset_no: 'marked', data: { k7777: 1 } });
     });
@@ -31,7 +32,7 @@ for (const kind of DB_KINDS) {
       let next = from;
       const worker = async () => {
         for (let i = next++; i < to; i = next++) {
-          const ids = expectOk(await api.get(`/3.0/assets/data.k${i}=1`)).map((r: { id: number }) => r.id);
+          const ids = expectOk<Asset[]>(await api.get(`/3.0/assets/data.k${i}=1`)).map((r: { id: number }) => r.id);
           assert.deepEqual(ids, i === 7777 ? [marked] : []);
         }
       };
@@ -53,7 +54,7 @@ for (const kind of DB_KINDS) {
       const grown = (late.heapUsed - early.heapUsed) / MiB;
       assert.ok(grown < 8, `heap grew ${grown.toFixed(1)} MiB over ${SHAPES - 2_000} more shapes`);
       // A common shape still answers (and is compiled again or found).
-      assert.deepEqual(expectOk(await api.get('/3.0/assets/asset_no=plain')).length, 1);
+      assert.deepEqual(expectOk<Asset[]>(await api.get('/3.0/assets/asset_no=plain')).length, 1);
     });
   });
 }

@@ -14,6 +14,7 @@ import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type DbKind, type Service, startService } from '../support/harness.ts';
 import { bytes, getRaw, login, memorySampler, type MemoryReading, settledMemory, streamRequest, uniqueName, user } from '../support/workflows.ts';
 import { create, expectError, expectOk, FILE_FIELDS, keys, list, one, stop, recordKeys } from './resources-support.ts';
+import type { FileRecord, Inserted } from '../support/api.ts';
 
 const BAD_TYPE = 'Invalid file type for upload. The only supported file types are PDF, PNG, GIF and JPG';
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -220,9 +221,9 @@ for (const kind of DB_KINDS) {
       const audit = await list(t.api, `auditlog/endpoint=files/record_id=${id}`);
       const updates = audit.filter((e: { action: string }) => e.action === 'update');
       assert.equal(updates.length, 2);
-      assert.equal(updates[1].olddata.upload_uuid, first.upload_uuid);
-      assert.equal(updates[1].newdata.upload_uuid, sha256(png!));
-      assert.equal(updates[1].file_id, id);
+      assert.equal(updates[1]!.olddata.upload_uuid, first.upload_uuid);
+      assert.equal(updates[1]!.newdata.upload_uuid, sha256(png!));
+      assert.equal(updates[1]!.file_id, id);
 
       // JPEG → GIF on one of two files sharing the JPEG: the JPEG stays for the other.
       expectOk(await upload(t.api, secondToken, gif!));
@@ -234,7 +235,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(expectOk(await upload(t.api, token, png!)), { records_updated: 1, records_found: 1 });
       assert.ok((await getRaw(t.svc.port, t.cert, `/3.0/upload/${token}`)).raw.equals(png!));
       assert.ok(storeContents(t.root).blobs.includes(sha256(png!)));
-      const again = (await list(t.api, `auditlog/endpoint=files/record_id=${id}/action=update`)).at(-1);
+      const again = (await list(t.api, `auditlog/endpoint=files/record_id=${id}/action=update`)).at(-1)!;
       assert.deepEqual([again.olddata, again.newdata, again.file_id, again.message],
         [{ upload_uuid: sha256(png!) }, { upload_uuid: sha256(png!) }, id, `Uploaded the same content to files record ${id}`]);
     });
@@ -287,8 +288,8 @@ for (const kind of DB_KINDS) {
       const asReadonly = await login(client, readonly);
       // A user creates the file record and uploads its first content.
       const asset = await create(t.api, 'assets', { asset_no: uniqueName('S') });
-      const created = expectOk(await client.put('/3.0/files', { asset_id: asset }, { headers: asUser }), 201);
-      const id: number = created.ids[0];
+      const created = expectOk<Inserted>(await client.put('/3.0/files', { asset_id: asset }, { headers: asUser }), 201);
+      const id = created.ids[0]!;
       const token = String((await one(t.api, 'files', id)).upload_endpoint).split('/').pop()!;
       expectError(await upload(client, token, PDF, asReadonly), 403, 'Access denied: POST on upload requires user');
       expectOk(await upload(client, token, PDF, asUser));
@@ -301,7 +302,7 @@ for (const kind of DB_KINDS) {
       assert.ok(down.raw.equals(PNG));
       // The upload is audited with the session user.
       const audit = await list(t.api, `auditlog/endpoint=files/record_id=${id}/action=update`);
-      assert.deepEqual(audit.map((e: { user_id: number }) => e.user_id), [plain.id, admin.id]);
+      assert.deepEqual(audit.map((e) => e.user_id), [plain.id, admin.id]);
     });
 
     it('the published PHP client round trip, exactly as it goes over the wire (§13)', async () => {
@@ -309,27 +310,27 @@ for (const kind of DB_KINDS) {
       const asset = await create(t.api, 'assets', { asset_no: uniqueName('PHP') });
       // createFiles($data): PUT with a JSON body labelled as a form.
       const put = await t.api.request('PUT', '/3.0/files', { headers: php, body: JSON.stringify({ asset_id: asset, description: 'from PHP' }) });
-      const id: number = expectOk(put, 201).ids[0];
+      const id: number = expectOk<Inserted>(put, 201).ids[0]!;
       // getFilesbyId($id)
-      const [file] = expectOk(await t.api.request('GET', `/3.0/files/files.id=${id}`, { headers: { 'user-agent': php['user-agent'], expect: '' } }));
-      assert.equal(file.id, id);
-      const endpoint = new URL(file.upload_endpoint);
+      const [file] = expectOk<FileRecord[]>(await t.api.request('GET', `/3.0/files/files.id=${id}`, { headers: { 'user-agent': php['user-agent'], expect: '' } }));
+      assert.equal(file!.id, id);
+      const endpoint = new URL(file!.upload_endpoint);
       assert.equal(endpoint.origin, new URL(t.svc.baseUrl).origin);
       // uploadFile($uuid, $bytes): raw POST of the bytes, form Content-Type, empty Expect.
       const res = await t.api.request('POST', endpoint.pathname, { headers: php, body: JPEG });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body.response, { records_updated: 1, records_found: 1 });
-      assert.equal(res.body.request.endpoint, 'upload');
-      const [after] = expectOk(await t.api.request('GET', `/3.0/files/files.id=${id}`, { headers: { 'user-agent': php['user-agent'] } }));
-      assert.deepEqual([after.mimetype, after.size, after.filename, after.description], ['image/jpeg', JPEG.length,
+      assert.deepEqual(res.envelope.response, { records_updated: 1, records_found: 1 });
+      assert.equal(res.envelope.request.endpoint, 'upload');
+      const [after] = expectOk<FileRecord[]>(await t.api.request('GET', `/3.0/files/files.id=${id}`, { headers: { 'user-agent': php['user-agent'] } }));
+      assert.deepEqual([after!.mimetype, after!.size, after!.filename, after!.description], ['image/jpeg', JPEG.length,
         `${endpoint.pathname.split('/').pop()}.jpg`, 'from PHP']);
-      assert.match(after.upload_uuid, /^[0-9a-f]{64}$/);
+      assert.match(after!.upload_uuid, /^[0-9a-f]{64}$/);
       const down = await getRaw(t.svc.port, t.cert, endpoint.pathname, { 'user-agent': php['user-agent'] });
       assert.ok(down.raw.equals(JPEG), 'byte for byte');
       // And through curl's habit of omitting an empty Expect: header entirely.
       const again = await t.api.request('POST', endpoint.pathname, { headers: { 'user-agent': php['user-agent'],
         'content-type': php['content-type'] }, body: JPEG });
-      assert.deepEqual(again.body.response, { records_updated: 1, records_found: 1 });
+      assert.deepEqual(again.envelope.response, { records_updated: 1, records_found: 1 });
     });
   });
 
@@ -352,7 +353,7 @@ for (const kind of DB_KINDS) {
       const chunked = await streamRequest(small.svc.port, small.cert, 'POST', `/3.0/upload/${token}`, {},
         [over.subarray(0, 300), over.subarray(300, 700), over.subarray(700)]);
       assert.equal(chunked.status, 413, chunked.text);
-      assert.equal(chunked.body.response.error, 'Request body exceeds 1000 bytes');
+      assert.equal(chunked.errorReply.error, 'Request body exceeds 1000 bytes');
       assert.deepEqual(storeContents(small.root), { blobs: [], partial: [] });
       assert.equal((await one(small.api, 'files', id)).upload_uuid, null);
       const ok = await streamRequest(small.svc.port, small.cert, 'POST', `/3.0/upload/${token}`, {}, [exact.subarray(0, 10), exact.subarray(10)]);
@@ -387,13 +388,13 @@ for (const kind of DB_KINDS) {
       const chunked = await streamRequest(standard.svc.port, standard.cert, 'POST', `/3.0/upload/${token}`, {}, bytes(PDF, total));
       const peak = sampler.stop();
       assert.equal(chunked.status, 413, chunked.text);
-      assert.equal(chunked.body.response.error, `Request body exceeds ${25 * MiB} bytes`);
+      assert.equal(chunked.errorReply.error, `Request body exceeds ${25 * MiB} bytes`);
       report(kind, '30 MiB chunked body over the limit', baseline, peak);
       assertHeldLittle(baseline, peak);
       const declared = await streamRequest(standard.svc.port, standard.cert, 'POST', `/3.0/upload/${token}`, { 'content-length': String(total) },
         bytes(PDF, total));
       assert.equal(declared.status, 413, declared.text);
-      assert.equal(declared.body.response.error, `Request body exceeds ${25 * MiB} bytes`);
+      assert.equal(declared.errorReply.error, `Request body exceeds ${25 * MiB} bytes`);
       assert.ok(declared.sentBeforeResponse < 8 * MiB, `answered after ${declared.sentBeforeResponse} bytes`);
       assert.deepEqual(storeContents(standard.root), { blobs: [], partial: [] });
       assert.equal((await one(standard.api, 'files', id)).upload_uuid, null);

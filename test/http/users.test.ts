@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { addUser } from '../../src/admin/accounts.ts';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
+import { buildTenancy } from '../support/factories.ts';
 import {
-  auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, keys, list, nowText, one, start, stop, unique, update,
-  USER_FIELDS, recordKeys,
+  auditOf, COMPANY_FIELDS, countRows, create, expectDataError, expectError, expectOk, keys, list, nowText, one, stop, unique, update, USER_FIELDS, recordKeys,
 } from './resources-support.ts';
 
 const badPermissions = 'Field verification failed, invalid value for permissions';
@@ -20,10 +20,8 @@ for (const kind of DB_KINDS) {
     let api: TestClient;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
+      ({ svc, top, api } = await buildTenancy(kind));
       other = await svc.company('Other');
-      api = (await svc.certificate(top)).client;
     });
     after(() => stop(svc));
 
@@ -37,7 +35,7 @@ for (const kind of DB_KINDS) {
         password_last_changed: null, permissions: null, company_id: top, reminders: 1, data: null, modified: nowText(svc), company: null, version: 1,
       });
       assert.deepEqual(keys(u.company), COMPANY_FIELDS);
-      assert.equal(u.company.id, top);
+      assert.equal(u.company!.id, top);
     });
 
     it('no password is accepted or returned', async () => {
@@ -111,7 +109,7 @@ for (const kind of DB_KINDS) {
       const fromGone = await create(api, 'messages', { messagetext: 'from you', target_user_id: stays });
       // Only a session can send; stand in for one.
       await sql`UPDATE messages SET sender_user_id = ${gone} WHERE id = ${fromGone}`.execute(svc.database.db);
-      assert.equal((await one(api, 'messages', fromGone)).sender.id, gone);
+      assert.equal((await one(api, 'messages', fromGone)).sender!.id, gone);
       assert.deepEqual(expectOk(await api.delete(`/3.0/users/id=${gone}`)), { records_deleted: 1, records_found: 1 });
       assert.deepEqual(await list(api, `users/id=${gone}`), []);
       const a = await one(api, 'messages', toGone);
@@ -119,7 +117,7 @@ for (const kind of DB_KINDS) {
       const b = await one(api, 'messages', fromGone);
       assert.deepEqual([b.sender_user_id, b.sender, b.target_user_id], [null, null, stays]);
       const log = await auditOf(api, 'messages', toGone);
-      const last = log[log.length - 1];
+      const last = log[log.length - 1]!;
       assert.deepEqual([last.action, last.olddata, last.newdata], ['update', { target_user_id: gone }, { target_user_id: null }]);
       assert.deepEqual((await auditOf(api, 'users', gone)).map((e) => e.action), ['create', 'delete']);
     });

@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestClient } from '../support/client.ts';
 import { DB_KINDS, type Service } from '../support/harness.ts';
-import { auditOf, create, expectError, expectOk, list, one, start, stop, update } from './resources-support.ts';
+import { buildTenancy } from '../support/factories.ts';
+import { auditOf, create, expectError, expectOk, list, one, stop, update } from './resources-support.ts';
+import type { Asset, Change, Updated } from '../support/api.ts';
 
-const VERSIONED = ['assets', 'assetqueue', 'companies', 'departments', 'locations', 'externaltypes', 'files', 'messages', 'users', 'webhooks'];
+const VERSIONED = ['assets', 'assetqueue', 'companies', 'departments', 'locations', 'externaltypes', 'files', 'messages', 'users', 'webhooks'] as const;
 const changed = (sent: string) => `Record changed since version ${sent}`;
 
 for (const kind of DB_KINDS) {
@@ -22,14 +24,12 @@ for (const kind of DB_KINDS) {
     let top: number;
 
     before(async () => {
-      svc = await start(kind);
-      top = await svc.company('Top');
-      api = (await svc.certificate(top)).client;
+      ({ svc, top, api } = await buildTenancy(kind));
       other = (await svc.certificate(top)).client;
     });
     after(() => stop(svc));
 
-    const versionOf = async (endpoint: string, id: number) => (await one(api, endpoint, id)).version;
+    const versionOf = async (endpoint: (typeof VERSIONED)[number], id: number) => (await one(api, endpoint, id)).version;
     const ifMatch = (value: string) => ({ headers: { 'if-match': value } });
 
     it('version is 1 on create and the last member of every record that carries modified, after its embeds', async () => {
@@ -51,8 +51,8 @@ for (const kind of DB_KINDS) {
         }
       }
       const [a] = await list(api, `assets/id=${asset}`);
-      assert.equal(a.company.version, 1, 'an embedded record has its version too, as its last member');
-      assert.equal(Object.keys(a.files[0]).at(-1), 'version');
+      assert.equal(a!.company!.version, 1, 'an embedded record has its version too, as its last member');
+      assert.equal(Object.keys(a!.files[0]!).at(-1), 'version');
       const dated = await create(api, 'assets', { asset_no: 'V-2', next_check: '2030-01-01' });
       const reminder = await create(api, 'assetreminders', { asset_id: dated, due_date: '2030-01-01', remind_date: '2029-12-01', message: 'm' });
       assert.equal('version' in await one(api, 'assetreminders', reminder), false, 'records without modified have no version');
@@ -79,8 +79,8 @@ for (const kind of DB_KINDS) {
       await sql`UPDATE locations SET modified = '2001-01-01 00:00:00' WHERE id = ${loc}`.execute(svc.database.db);
       assert.equal(await versionOf('locations', loc), 3);
       // The change feed shows the record at its new version.
-      const feed = expectOk(await api.get(`/3.0/changes/endpoint=locations/record_id=${loc}`));
-      assert.deepEqual(feed.map((c: any) => c.data.version), [1, 2, 3]);
+      const feed = expectOk<Change[]>(await api.get(`/3.0/changes/endpoint=locations/record_id=${loc}`));
+      assert.deepEqual(feed.map((c) => c.data.version), [1, 2, 3]);
     });
 
     it('version is read-only and filterable', async () => {
@@ -140,7 +140,7 @@ for (const kind of DB_KINDS) {
 
     it('If-Match: * needs some matched record; a malformed If-Match is 400; a record without versions never matches a version', async () => {
       const loc = await create(api, 'locations', { description: 'star' });
-      assert.equal(expectOk(await api.post(`/3.0/locations/id=${loc}`, { description: 'star 2' }, ifMatch('*'))).records_updated, 1);
+      assert.equal(expectOk<Updated>(await api.post(`/3.0/locations/id=${loc}`, { description: 'star 2' }, ifMatch('*'))).records_updated, 1);
       expectError(await api.post('/3.0/locations/id=999999', { description: 'x' }, ifMatch('*')), 412, changed('*'));
       for (const bad of ['W/nope', 'abc', '1.5', '"a" "b"', '-1']) {
         expectError(await api.post(`/3.0/locations/id=${loc}`, { description: 'x' }, ifMatch(bad)), 400,
@@ -155,15 +155,15 @@ for (const kind of DB_KINDS) {
     it('If-Match on a password and on a move speaks of the users matched and of the moved asset', async () => {
       const user = await create(api, 'users', { username: `pw${Date.now()}${kind}`, email: 'pw@example.com' });
       expectError(await api.post(`/3.0/password/id=${user}`, { new_password: 'long enough' }, ifMatch('7')), 412, changed('7'));
-      assert.equal(expectOk(await api.post(`/3.0/password/id=${user}`, { new_password: 'long enough' }, ifMatch('1'))).records_updated, 1);
+      assert.equal(expectOk<Updated>(await api.post(`/3.0/password/id=${user}`, { new_password: 'long enough' }, ifMatch('1'))).records_updated, 1);
       assert.equal(await versionOf('users', user), 2);
       const child = await svc.company(`Child ${kind}`, top);
       const asset = await create(api, 'assets', { asset_no: 'MV-1' });
       const move = { asset_id: asset, company_id: child };
       expectError(await api.post('/3.0/moveasset', move, ifMatch('2')), 412, changed('2'));
       const tag = String((await api.get(`/3.0/assets/id=${asset}`)).headers.etag);
-      const moved = expectOk(await api.post('/3.0/moveasset', move, ifMatch(tag)));
-      assert.deepEqual([moved[0].company_id, moved[0].version], [child, 2]);
+      const moved = expectOk<Asset[]>(await api.post('/3.0/moveasset', move, ifMatch(tag)));
+      assert.deepEqual([moved[0]!.company_id, moved[0]!.version], [child, 2]);
     });
 
     it('the checks keep their order: no filter is refused before a malformed If-Match', async () => {

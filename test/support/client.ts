@@ -4,14 +4,21 @@ import https from 'node:https';
 import http from 'node:http';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
+import { asEnvelope, asError, type Envelope, type ErrorReply } from './api.ts';
 import type { TestCert } from './certs.ts';
 
 export interface TestResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly text: string;
-  /** The parsed body (throws when it is not JSON). */
-  readonly body: any;
+  /** The parsed body (throws when it is not JSON): its shape is what the test asserts. */
+  readonly body: unknown;
+  /** The body as the contract's envelope (asserted to have a `response`). */
+  readonly envelope: Envelope;
+  /** The envelope's `response` as an error reply (asserted to have a string `error`). */
+  readonly errorReply: ErrorReply;
+  /** The envelope's `response`, read as `R` (what its members are, the test asserts). */
+  reply<R>(): R;
 }
 
 export interface RequestOptions {
@@ -29,12 +36,20 @@ function collect(stream: Readable): Promise<string> {
   });
 }
 
-const response = (status: number, headers: http.IncomingHttpHeaders, text: string): TestResponse =>
-  ({ status, headers, text, get body() { return JSON.parse(text); } });
+/** A response of this status, headers and body text (parsed on demand). */
+export function testResponse(status: number, headers: http.IncomingHttpHeaders, text: string): TestResponse {
+  const parsed = (): unknown => JSON.parse(text);
+  // The readings of the body are not enumerable: spreading or printing a response shows status, headers, text and body only.
+  return Object.defineProperties({ status, headers, text, get body() { return parsed(); } }, {
+    envelope: { get: () => asEnvelope(parsed(), text) },
+    errorReply: { get: () => asError(asEnvelope(parsed(), text).response, text) },
+    reply: { value: <R>() => asEnvelope<R>(parsed(), text).response },
+  }) as TestResponse;
+}
 
 /** The whole response, its body as text (parsed on demand). */
 export async function readResponse(res: http.IncomingMessage): Promise<TestResponse> {
-  return response(res.statusCode ?? 0, res.headers, await collect(res));
+  return testResponse(res.statusCode ?? 0, res.headers, await collect(res));
 }
 
 /** The raw HTTP response a socket receives until the server closes it. */
@@ -44,7 +59,7 @@ export async function readUntilClosed(socket: Readable): Promise<TestResponse> {
   const [line = '', ...fields] = all.slice(0, split).split('\r\n');
   const headers: http.IncomingHttpHeaders = {};
   for (const f of fields) headers[f.slice(0, f.indexOf(':')).toLowerCase()] = f.slice(f.indexOf(':') + 1).trim();
-  return response(Number(line.split(' ')[1]), headers, all.slice(split + 4));
+  return testResponse(Number(line.split(' ')[1]), headers, all.slice(split + 4));
 }
 
 /**

@@ -7,6 +7,7 @@ import { addClient } from '../../src/admin/accounts.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import type { TestClient, TestResponse } from './client.ts';
 import { DB_KINDS, type DbKind, type Service, startService } from './harness.ts';
+import type { Inserted } from './api.ts';
 
 export interface FilterData {
   readonly svc: Service;
@@ -80,7 +81,7 @@ async function clientOf(svc: Service, companyId: number): Promise<TestClient> {
 
 function created(res: TestResponse, ids: readonly number[]): void {
   assert.equal(res.status, 201, res.text);
-  assert.deepEqual(res.body.response.ids, ids, 'the seed expects the ids of a fresh database');
+  assert.deepEqual(res.reply<Inserted>().ids, ids, 'the seed expects the ids of a fresh database');
 }
 
 /** Companies A, B, C with certificates, locations, assets, queue entries and departments. */
@@ -138,13 +139,13 @@ export async function stopService(svc: Service): Promise<void> {
 /** The ids of a GET list reply, after checking it is a 200. */
 export function idsOf(res: TestResponse): number[] {
   assert.equal(res.status, 200, `expected 200, got ${res.status}: ${res.text}`);
-  return res.body.response.map((r: { id: number }) => r.id);
+  return res.reply<{ id: number }[]>().map((r) => r.id);
 }
 
 /** Checks an exact error reply. */
 export function assertError(res: TestResponse, status: number, code: string, message: string): void {
   assert.equal(res.status, status, `expected ${status} "${message}", got ${res.status}: ${res.text}`);
-  assert.deepEqual(res.body.response, { error: message, code });
+  assert.deepEqual(res.envelope.response, { error: message, code });
 }
 
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -173,7 +174,7 @@ export function filterTable(title: string, rows: readonly Row[], extra?: (data: 
             assertError(res, 400, 'invalid_filter', `Invalid filter definition: ${expected.invalid}`);
           } else {
             assert.deepEqual(idsOf(res), expected);
-            assert.deepEqual(res.body.pagination, { total_pages: expected.length ? 1 : 0, total_records: expected.length });
+            assert.deepEqual(res.envelope.pagination, { total_pages: expected.length ? 1 : 0, total_records: expected.length });
           }
         });
       }

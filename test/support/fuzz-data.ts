@@ -92,7 +92,7 @@ export function show(v: JV): string {
     return `[${head}${v.length > 5 ? `, …(${v.length} items)` : ''}]`;
   }
   if (v instanceof Num || v instanceof Obj) return v[fc.toStringMethod]();
-  return String(v);
+  return JSON.stringify(v);
 }
 
 /** How a body is spelled: non-ASCII as \u escapes or not, whitespace between tokens. */

@@ -6,10 +6,16 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { FieldDef, RelationDef, ResourceDef } from '../../src/model/types.ts';
 import type { RequestOptions, TestClient } from './client.ts';
+import type { Json, JsonObject } from './api.ts';
 import type { Service } from './harness.ts';
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type Rec = Record<string, any>;
+export type { Json } from './api.ts';
+/** A record or a request body, as JSON: its members are checked where they are read. */
+export type Rec = JsonObject;
+/** A record's id. */
+export const idOf = (r: Rec): number => r.id as number;
+/** The member of a record that embeds another record (null or absent where there is none). */
+export const embedOf = (r: Rec, name: string) => r[name] as Rec | null | undefined;
 
 /** What the tests call the API through: a certificate, or a certificate inside a session. */
 export type Caller = Pick<TestClient, 'get' | 'post' | 'put' | 'delete'>;
@@ -181,11 +187,12 @@ export async function listAll(client: Caller, path: string): Promise<Listed> {
     const url = `/3.0/${path}${page > 1 ? `/page=${page}` : ''}`;
     const res = await client.get(url);
     assert.equal(res.status, 200, `GET ${url}: ${res.text}`);
-    const body = res.body;
-    if (page === 1) ({ total_records: total, total_pages: pages } = body.pagination);
-    else assert.equal(body.pagination.total_records, total, `GET ${url}: total_records changed between pages`);
-    records.push(...body.response);
-    if (body.response.length === 0 || records.length >= total) break;
+    const { pagination } = res.envelope;
+    const rows = res.reply<Rec[]>();
+    if (page === 1) ({ total_records: total, total_pages: pages } = pagination!);
+    else assert.equal(pagination!.total_records, total, `GET ${url}: total_records changed between pages`);
+    records.push(...rows);
+    if (rows.length === 0 || records.length >= total) break;
   }
   assert.equal(records.length, total, `GET /3.0/${path}: ${records.length} records listed but total_records=${total}`);
   return { records, total, pages };
@@ -221,8 +228,8 @@ function jsonProbes(prefix: string, value: Json, tagged: (s: string) => boolean)
 export function probesFor(def: ResourceDef, record: Rec, lookup: (name: string) => ResourceDef,
   relationFields: (rel: RelationDef, target: ResourceDef) => readonly FieldDef[], labels: readonly string[]): Probe[] {
   const tagged = (s: string) => labels.some((l) => s.includes(l));
-  const probes: Probe[] = [{ segment: `${def.name}.id=${record.id}`, none: true }];
-  const scalar = (path: string, f: FieldDef, v: any, none: boolean) => {
+  const probes: Probe[] = [{ segment: `${def.name}.id=${idOf(record)}`, none: true }];
+  const scalar = (path: string, f: FieldDef, v: Json | undefined, none: boolean) => {
     if (v === null || v === undefined) { probes.push({ segment: `${path}=%3CNULL%3E`, none: false }); return; }
     if (f.type === 'json') {
       probes.push(...jsonProbes(path, v, tagged));
@@ -230,7 +237,7 @@ export function probesFor(def: ResourceDef, record: Rec, lookup: (name: string) 
       for (const l of labels) if (text.includes(l)) probes.push({ segment: `${path}~${enc(l)}`, none: true });
       return;
     }
-    probes.push({ segment: `${path}=${enc(String(v))}`, none: none || (typeof v === 'string' && tagged(v)) });
+    probes.push({ segment: `${path}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`, none: none || (typeof v === 'string' && tagged(v)) });
     if (typeof v === 'string') for (const l of labels) if (v.includes(l)) probes.push({ segment: `${path}~${enc(l)}`, none: true });
   };
   // A foreign record's id, owner column and same-company references name nothing the viewer has. ('in-scope'
@@ -240,7 +247,7 @@ export function probesFor(def: ResourceDef, record: Rec, lookup: (name: string) 
   for (const f of def.fields) scalar(f.name, f, record[f.name], foreign(f, def));
   for (const rel of def.relations) {
     if (!rel.via) continue;
-    const embedded = record[rel.name];
+    const embedded = embedOf(record, rel.name);
     if (embedded === null || embedded === undefined || embedded.id === null) continue;
     const target = lookup(rel.resource);
     for (const f of relationFields(rel, target)) scalar(`${rel.name}.${f.name}`, f, embedded[f.name], foreign(f, target));

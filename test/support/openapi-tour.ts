@@ -12,6 +12,7 @@ import type { RequestOptions, TestClient, TestResponse } from './client.ts';
 import type { Service } from './harness.ts';
 import type { ResponseChecker, Verdict } from './openapi-check.ts';
 import { sessionHeader, type User, user } from './workflows.ts';
+import type { LoggedIn } from './api.ts';
 
 /** A store that fails on demand, for the storage errors (503). */
 export class FlakyBlobs extends BlobStore {
@@ -141,7 +142,7 @@ export async function sweep(w: World, made: Made, limit: { freeze(): void; thaw(
   const viewer = await user(svc, w.top, { level: 'readonly' });
   const login = await w.api.request('POST', '/3.0/login', { body: { username: viewer.username, password: viewer.password } });
   assert.equal(login.status, 200, login.text);
-  const asViewer = { headers: sessionHeader(login.body.response.user_token) };
+  const asViewer = { headers: sessionHeader(login.reply<LoggedIn>().user_token) };
   // Operations a readonly session may not call (spec §3).
   for (const t of api.filter((x) => ['user', 'admin', 'creator'].includes(x.op['x-session-level']))) check(await send(w.api, t, asViewer), 403, t);
   limit.freeze();

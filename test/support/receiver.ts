@@ -3,8 +3,9 @@
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createSelfSigned } from '../../src/tls/x509.ts';
+import type { WebhookEvent } from './api.ts';
 
-export interface Delivery { readonly path: string; readonly headers: IncomingHttpHeaders; readonly body: string; readonly at: number; readonly json: any }
+export interface Delivery { readonly path: string; readonly headers: IncomingHttpHeaders; readonly body: string; readonly at: number; readonly json: WebhookEvent }
 
 /** What to answer: a status (and headers), or 'hang' (never answer). */
 export type Answer = { status: number; headers?: Record<string, string> } | 'hang';
@@ -26,7 +27,7 @@ export class Receiver {
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         const path = req.url ?? '/';
-        this.deliveries.push({ path, headers: req.headers, body, at: Date.now(), json: JSON.parse(body) });
+        this.deliveries.push({ path, headers: req.headers, body, at: Date.now(), json: JSON.parse(body) as WebhookEvent });
         const answer = this.answers.get(path)?.shift() ?? { status: 200 };
         if (answer === 'hang') return;
         res.writeHead(answer.status, answer.headers ?? {}).end('ok');

@@ -9,7 +9,9 @@
 // record has it as its last field). The scope is a recursive walk
 // over `companies.parent_id` from the caller's company. Basic mode only (no
 // session): messages and auditlog then have no further visibility rules.
-import { type Kysely, sql } from 'kysely';
+import { inspect } from 'node:util';
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database.ts';
 import {
   ASSET_FIELDS, ASSET_SHORT, AUDIT_FIELDS, COMPANY_FIELDS, EXTERNALTYPE_FIELDS, FILE_FIELDS, MESSAGE_FIELDS, PLACE_FIELDS, QUEUE_FIELDS,
   USER_FIELDS,
@@ -104,7 +106,7 @@ export function valueJson(v: unknown, json: boolean, where: string): string {
   }
   if (typeof v === 'bigint') return String(v);
   if (typeof v === 'string') return json ? v : JSON.stringify(v);
-  throw new Error(`reference: ${where} holds ${typeof v} ${String(v)} (a column missing from SELECT *?)`);
+  throw new Error(`reference: ${where} holds ${typeof v} ${inspect(v)} (a column missing from SELECT *?)`);
 }
 
 const nullsJson = (fields: readonly string[]) => `{${fields.map((f) => `${JSON.stringify(f)}:null`).join(',')}}`;
@@ -115,7 +117,7 @@ const idOf = (row: RawRow) => Number(row.id);
 export interface Caller { readonly root: number }
 
 export class ReferenceSerializer {
-  constructor(private readonly db: Kysely<any>, private readonly baseUrl: string) {}
+  constructor(private readonly db: Db, private readonly baseUrl: string) {}
 
   /** The caller's company and every company below it, by a walk over `companies.parent_id`. */
   async scope(root: number): Promise<Set<number>> {
@@ -225,4 +227,12 @@ export class ReferenceSerializer {
     }
     return `[${records.join(',')}]`;
   }
+}
+
+/** A stored cell as text, as String() writes it; a cell of another kind (a plain object) is a mistake of the test. */
+export function cellText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v === null || v === undefined) return String(v);
+  if (v instanceof Date || Buffer.isBuffer(v)) return v.toString();
+  throw new Error(`a cell that is no scalar: ${inspect(v)}`);
 }

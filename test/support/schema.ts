@@ -60,7 +60,7 @@ async function readPostgres(url: string): Promise<Schema> {
       ...await lines('function', `SELECT concat_ws(' ', proname, pg_get_functiondef(oid)) AS line
         FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY proname`),
     ].filter((line) => ![...IGNORED].some((name) => line.includes(name)));
-    const present = (await client.query(`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`)).rows[0]?.present === true;
+    const present = (await client.query<{ present: boolean }>(`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`)).rows[0]?.present === true;
     const applied = present ? (await client.query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name')).rows.map((r) => r.name) : [];
     return { objects, applied };
   } finally {

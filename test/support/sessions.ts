@@ -7,6 +7,8 @@ import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import type { Level } from '../../src/model/types.ts';
 import type { RequestOptions, TestClient, TestResponse } from './client.ts';
 import type { Service } from './harness.ts';
+import { endpointOf, type LoggedIn } from './api.ts';
+import type { Envelope } from './api.ts';
 
 export const BAD_SESSION = 'Bad session token.';
 export const BAD_LOGIN = 'Invalid username or password';
@@ -58,7 +60,7 @@ export class Api {
     // (Shorter strings are not passwords the service could accept, and may occur anywhere.)
     if (password.length >= 8) trail(this.svc).secrets.add(password);
     const res = await this.request('POST', '/3.0/login', { ...o, body: { username, password, ...extra } });
-    if (res.status === 200) trail(this.svc).secrets.add(res.body.response.user_token);
+    if (res.status === 200) trail(this.svc).secrets.add(res.reply<LoggedIn>().user_token);
     return res;
   }
 
@@ -66,7 +68,7 @@ export class Api {
   async session(user: TestUser): Promise<Api> {
     const res = await this.login(user.username, user.password);
     assert.equal(res.status, 200, `login of ${user.username}: ${res.text}`);
-    return this.as(res.body.response.user_token);
+    return this.as(res.reply<LoggedIn>().user_token);
   }
 }
 
@@ -90,21 +92,12 @@ export async function makeUser(svc: Service, companyId: number,
   return { id, username, password, companyId };
 }
 
-/** Asserts the status and message of an error reply. */
-export function expectError(res: TestResponse, status: number, message: string): void {
-  assert.equal(res.status, status, `expected ${status} "${message}", got ${res.status}: ${res.text}`);
-  assert.equal(res.body.response.error, message);
-}
-
-export function expectOk(res: TestResponse, status = 200): any {
-  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`);
-  return res.body.response;
-}
+export { expectError, expectOk } from './api.ts';
 
 /** The `request.session` member of a session call (spec §5.1): exact members, in order. */
 export function expectSession(res: TestResponse, svc: Service, token: string, user: { id: number; companyId: number }): void {
-  const s = res.body.request.session;
-  assert.deepEqual(Object.keys(s), ['hash', 'time', 'expiry', 'company_id', 'user_id'], res.text);
+  const s = res.envelope.request.session;
+  assert.deepEqual(Object.keys(s!), ['hash', 'time', 'expiry', 'company_id', 'user_id'], res.text);
   const now = Math.floor(svc.clock.now().getTime() / 1000);
   assert.deepEqual(s, { hash: token, time: now, expiry: now + 86_400, company_id: user.companyId, user_id: user.id });
 }
@@ -132,10 +125,10 @@ export async function assertNoSecretsLeaked(svc: Service): Promise<void> {
     const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(svc.database.db);
     dump[table] = rows;
   }
-  const dbText = JSON.stringify(dump, (_k, v) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v));
-  const bodies = t.responses.filter((r) => !(r.status === 200 && r.body?.request?.endpoint === 'login')).map((r) => {
+  const dbText = JSON.stringify(dump, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v));
+  const bodies = t.responses.filter((r) => !(r.status === 200 && endpointOf(r) === 'login')).map((r) => {
     try {
-      const body = JSON.parse(r.text);
+      const body = JSON.parse(r.text) as Partial<Envelope> | null;
       if (body?.request?.session) body.request.session.hash = '(token)';
       return JSON.stringify(body);
     } catch {

@@ -33,11 +33,13 @@ if (Number.isInteger(fd) && fd > 2) {
   let next = 0;
 
   // The package src/db/better-sqlite3.ts loads on this Node line (12 below Node-API 10, else 13).
-  const require = createRequire(import.meta.url);
-  /** @type {typeof import('better-sqlite3')} */
-  const BetterSqlite3 = require(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20');
+  /** @type {(id: string) => typeof import('better-sqlite3')} */
+  const load = createRequire(import.meta.url);
+  const BetterSqlite3 = load(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20');
   const probe = new BetterSqlite3(':memory:');
-  const statement = /** @type {Record<string, (...args: unknown[]) => unknown>} */ (Object.getPrototypeOf(probe.prepare('SELECT 1')));
+  /** @type {(o: object) => Record<string, (...args: unknown[]) => unknown>} */
+  const prototypeOf = Object.getPrototypeOf;
+  const statement = prototypeOf(probe.prepare('SELECT 1'));
   probe.close();
   for (const method of ['run', 'all', 'get', 'iterate']) {
     const original = /** @type {(...args: unknown[]) => unknown} */ (statement[method]);

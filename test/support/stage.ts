@@ -81,7 +81,7 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, stdin = 
 
 /** Runs `fns` with at most `limit` at a time (each CLI process costs about a second of CPU). */
 export async function limited<T>(limit: number, fns: readonly (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = new Array(fns.length);
+  const out = new Array<T>(fns.length);
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(limit, fns.length) }, async () => {
     while (next < fns.length) {

@@ -12,8 +12,9 @@ import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import { runReminders, type ReminderRun } from '../../src/jobs/reminders.ts';
 import type { Level } from '../../src/model/types.ts';
 import type { TestCert } from './certs.ts';
-import type { TestClient, TestResponse } from './client.ts';
+import { type TestClient, type TestResponse, testResponse } from './client.ts';
 import { TestClock, type Service } from './harness.ts';
+import type { LoggedIn } from './api.ts';
 
 let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}${++counter}${Math.random().toString(36).slice(2, 6)}`;
@@ -41,7 +42,7 @@ export const sessionHeader = (token: string) => ({ authorization: `Basic ${Buffe
 export async function login(client: TestClient, u: User): Promise<Record<string, string>> {
   const res = await client.post('/3.0/login', { username: u.username, password: u.password });
   assert.equal(res.status, 200, `login of ${u.username}: ${res.text}`);
-  return sessionHeader(res.body.response.user_token);
+  return sessionHeader(res.reply<LoggedIn>().user_token);
 }
 
 /** One reminder run with the clock at `instant` (ISO text). */
@@ -86,7 +87,7 @@ export function streamRequest(port: number, cert: TestCert, method: string, path
         agent.destroy();
         const raw = Buffer.concat(chunks);
         const text = raw.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, raw, sentBeforeResponse, get body() { return JSON.parse(text); } });
+        resolve(Object.assign(testResponse(res.statusCode ?? 0, res.headers, text), { raw, sentBeforeResponse }));
       });
       res.on('error', reject);
     });
