@@ -30,27 +30,35 @@ function readStandardIds(text: string): number[] {
   return ids;
 }
 
-/** The body's own rules: the points and the result they give, the standards' list, the next check. */
+/** Each field's own value, read with the body: the points and their verdicts, the result's name, the standards' list. */
 function validate(values: Row, mode: 'create' | 'update'): void {
   if (mode === 'update') return;
-  const points = readPoints(typeof values.points === 'string' ? values.points : '[]');
-  if (values.points !== undefined) values.points = pointsJson(points);
-  const computed = resultOf(points);
+  if (typeof values.points === 'string') values.points = pointsJson(readPoints(values.points));
   const sent = values.result;
   if (sent !== undefined && (typeof sent !== 'string' || !(RESULTS as readonly string[]).includes(sent))) throw invalidValue('result');
-  if (computed === null && sent === undefined) throw invalidValue('result');
-  if (computed !== null && sent !== undefined && sent !== computed) throw invalidValue('result');
-  values.result = computed ?? sent!;
   if (typeof values.standard_ids === 'string') values.standard_ids = JSON.stringify(readStandardIds(values.standard_ids));
-  const next = values.next_check;
-  if (next !== undefined && next !== null) {
-    if (values.result === 'fail') throw invalidValue('next_check');
-    if (typeof values.check_date === 'string' && next <= values.check_date) throw invalidValue('next_check');
+}
+
+/**
+ * The rules between fields, once every record of the body is read: the result its
+ * points give (a different one sent is refused; without points one is required), and
+ * a next check only after the check's date and never with a failure.
+ */
+function settleResult(record: Row): void {
+  const computed = resultOf(readPoints(String(record.points)));
+  const sent = record.result;
+  if ((computed === null && (sent === undefined || sent === null)) || (computed !== null && sent !== undefined && sent !== computed)) {
+    throw invalidValue('result');
   }
+  record.result = computed ?? sent!;
+  const next = record.next_check;
+  const day = record.check_date;
+  if (next !== undefined && next !== null && (record.result === 'fail' || (typeof day === 'string' && String(next) <= day))) throw invalidValue('next_check');
 }
 
 /** The check's place (its asset's company), its type, and a date not after today where the asset is. */
 async function beforeCreate(tx: WriteTx, record: Row): Promise<void> {
+  settleResult(record);
   const place = typeof record.asset_id === 'number' ? await placeOf(tx, record.asset_id) : null;
   if (!place) throw invalidValue('asset_id');
   record.company_id = place.companyId;

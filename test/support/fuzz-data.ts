@@ -280,11 +280,14 @@ export function resolveKind(def: ResourceDef, name: string): Kind | null {
   return kindIn(relationFields(rel), parts.slice(1));
 }
 
-/** Ordering also takes a bare name that exactly one embedded record has. */
+/**
+ * Ordering also takes a bare name that exactly one embedded record has; never a field
+ * of records linked through a table (a check's standards: filters only).
+ */
 export function resolvesForOrder(def: ResourceDef, name: string): boolean {
-  if (resolveKind(def, name) !== null) return true;
+  if (resolveKind(def, name) !== null) return !def.relations.some((r) => r.through && name.split('.')[0] === r.name && !def.fields.some((f) => f.name === r.name));
   if (name.includes('.')) return false;
-  return def.relations.filter((r) => !r.back && relationFields(r).some((f) => f.name === name)).length === 1;
+  return def.relations.filter((r) => !r.back && !r.through && relationFields(r).some((f) => f.name === name)).length === 1;
 }
 
 /** Every name an endpoint's filters take, with its kind (JSON paths below json fields are added by the generator). */
@@ -859,7 +862,7 @@ export class Order {
 function orderFieldKey(def: ResourceDef, name: string): string {
   const own = name.startsWith(`${def.name}.`) ? name.slice(def.name.length + 1) : name;
   if (own.includes('.') || def.fields.some((f) => f.name === own)) return own;
-  const rel = def.relations.find((r) => !r.back && relationFields(r).some((f) => f.name === own));
+  const rel = def.relations.find((r) => !r.back && !r.through && relationFields(r).some((f) => f.name === own));
   return rel ? `${rel.name}.${own}` : own;
 }
 
