@@ -210,7 +210,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const portal = o.portal
     ? await buildPortal({
       engine: { database: o.database, registry, endpoints, clock: o.clock, limits: deps.limits, baseUrl: o.baseUrl, blobs },
-      tls: o.tls, tlsCiphers: o.tlsCiphers, loginFailuresPerHour: o.loginFailuresPerHour ?? 100, logLevel: o.logLevel, logStream: o.logStream,
+      tls: o.tls, tlsCiphers: o.tlsCiphers, connections, loginFailuresPerHour: o.loginFailuresPerHour ?? 100, logLevel: o.logLevel, logStream: o.logStream,
     })
     : null;
   if (portal) {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '../errors.ts';
+import { type ConnectionLimits, guardConnections, serverTimeouts } from '../http/connections.ts';
 import { tlsProfile } from '../tls/profile.ts';
 import { brandCss } from './brand-css.ts';
 import type { EngineDeps } from './engine.ts';
@@ -24,6 +25,8 @@ export interface PortalOptions {
   readonly engine: EngineDeps;
   readonly tls: { readonly key: string | Buffer; readonly cert: string | Buffer };
   readonly tlsCiphers?: string;
+  /** The API's limits on connections apply to this listener too. */
+  readonly connections: ConnectionLimits;
   readonly loginFailuresPerHour: number;
   readonly logLevel?: string;
   readonly logStream?: { write(line: string): void };
@@ -44,8 +47,11 @@ export async function buildPortal(o: PortalOptions): Promise<Portal> {
   const fastify = Fastify({
     logger: { level: o.logLevel ?? 'info', redact: ['req.headers.cookie', '*.password', '*.current', '*.new', '*.csrf'], stream: o.logStream },
     bodyLimit: 64 * 1024,
-    serverFactory: (handler) => https.createServer({ key: o.tls.key, cert: o.tls.cert, minVersion, ciphers, honorCipherOrder }, handler),
+    serverFactory: (handler) => https.createServer({ ...serverTimeouts(o.connections), key: o.tls.key, cert: o.tls.cert, minVersion, ciphers,
+      honorCipherOrder }, handler),
   });
+  guardConnections(fastify.server, o.connections, null,
+    (counts) => fastify.log.warn({ listener: 'portal', ...counts }, 'connections closed by the connection limits so far'));
   await fastify.register(formbody);
   await fastify.register(view, { engine: { eta: new Eta({ views: `${HERE}views`, cache: true }) }, templates: `${HERE}views`, production: true });
   fastify.decorateRequest('visit', null as unknown as Visit);
@@ -71,12 +77,14 @@ export async function buildPortal(o: PortalOptions): Promise<Portal> {
     const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
     if (status >= 500) req.log.error({ err: error, reference: req.id }, 'portal request failed');
     const message = status >= 500 ? `Internal error, reference ${req.id}` : 'The request could not be read.';
-    return render(reply, req.visit ?? { brand: null, ip: req.ip, principal: null, token: null }, 'error', 'Not done', 'error',
+    return render(reply, req.visit ?? { brand: null, ip: req.ip, principal: null, token: null, companyName: null }, 'error', 'Not done', 'error',
       { heading: 'Not done', message }, status);
   });
   fastify.setNotFoundHandler(async (req, reply) => notFoundPage(reply, req.visit));
 
   fastify.get('/static/portal.css', async (_req, reply) => reply.header('cache-control', 'max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
+  // Browsers ask for it by themselves; the portal has none.
+  fastify.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
   fastify.get('/brand.css', async (req, reply) => reply.type('text/css; charset=utf-8').send(brandCss(req.visit.brand)));
   fastify.get('/brand/logo', async (req, reply) => {
     const logo = req.visit.brand?.logo;
