@@ -16,7 +16,7 @@ export type Section = (typeof NAV)[number][0] | 'login' | 'error';
 export function render(reply: FastifyReply, visit: Visit, section: Section, title: string, template: string,
   data: Record<string, unknown> = {}, status = 200): FastifyReply {
   const page = {
-    title, site: visit.brand?.name ?? SERVICE_NAME, logo: !!visit.brand?.logo, signedIn: !!visit.principal, csrf: csrfOf(visit),
+    title, site: visit.companyName ?? SERVICE_NAME, logo: !!visit.brand?.logo, signedIn: !!visit.principal, csrf: csrfOf(visit),
     nav: NAV.map(([key, href, name]) => ({ href, name, current: key === section })),
   };
   return reply.code(status).type('text/html; charset=utf-8').view(template, { ...data, page });

@@ -6,7 +6,7 @@ import { type Brand, brandOf } from '../admin/branding.ts';
 import { resumePortalSession } from '../auth/sessions.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../model/principal.ts';
-import type { Asker, EngineDeps } from './engine.ts';
+import { ask, type Asker, type EngineDeps } from './engine.ts';
 import { cookieToken, formToken } from './web.ts';
 
 export interface Visit {
@@ -15,6 +15,8 @@ export interface Visit {
   readonly principal: Principal | null;
   /** The session token (never shown); its form token is what pages carry. */
   readonly token: string | null;
+  /** The name pages carry in their title: the host's company, else the signed-in user's, else none. */
+  readonly companyName: string | null;
 }
 
 export async function visitOf(deps: EngineDeps, req: FastifyRequest): Promise<Visit> {
@@ -28,7 +30,13 @@ export async function visitOf(deps: EngineDeps, req: FastifyRequest): Promise<Vi
       if (!(e instanceof ApiError)) throw e;
     }
   }
-  return { brand, ip: req.ip, principal, token: principal ? token : null };
+  let companyName = brand?.name ?? null;
+  if (principal && !companyName) {
+    const { response } = await ask<{ name: string | null }[]>(deps, { principal, ip: req.ip },
+      { verb: 'GET', endpoint: 'companies', filters: [['id=', String(principal.companyId)]] });
+    companyName = response[0]?.name ?? null;
+  }
+  return { brand, ip: req.ip, principal, token: principal ? token : null, companyName };
 }
 
 /** The signed-in user as the engine's asker; a visitor without a session is sent to sign in. */

@@ -108,7 +108,7 @@ for (const kind of DB_KINDS) {
       const anywhere = new Browser(svc.portalPort, 'localhost');
       assert.equal((await anywhere.signIn(outsider.username, outsider.password)).status, 303, 'localhost lets every user in');
       const plain = await anywhere.get('/');
-      assert.match(plain.text, /<title>Dashboard — Asset Tracker<\/title>/);
+      assert.match(plain.text, /<title>Dashboard — Other Company<\/title>/, 'signed in, the title names the user\'s company');
       assert.equal((await anywhere.get('/brand.css')).text.includes('--primary'), false);
       assert.equal((await anywhere.get('/brand/logo')).status, 404);
       const unknown = new Browser(svc.portalPort, 'nobody.portal.example');

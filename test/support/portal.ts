@@ -2,6 +2,7 @@
 // plain request sequences that keep the session cookie, and signed-in users.
 import https from 'node:https';
 import { addUser, setPassword } from '../../src/admin/accounts.ts';
+import type { AppOptions } from '../../src/app.ts';
 import type { Level } from '../../src/model/types.ts';
 import { type DbKind, type Service, startService } from './harness.ts';
 
@@ -9,8 +10,8 @@ export interface PortalService extends Service {
   readonly portalPort: number;
 }
 
-export async function startPortal(kind: DbKind): Promise<PortalService> {
-  const svc = await startService(kind, { portal: true });
+export async function startPortal(kind: DbKind, options: Partial<AppOptions> = {}): Promise<PortalService> {
+  const svc = await startService(kind, { ...options, portal: true });
   const server = svc.app.portal!.https;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const address = server.address();

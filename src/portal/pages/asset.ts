@@ -42,7 +42,7 @@ export function assetPage(app: FastifyInstance, { engine }: PageDeps): void {
     const fields = SHOWN.map((k) => ({ label: LABELS[k] ?? k, value: text(asset[k]) }));
     fields.push({ label: 'Company', value: text(asset.company?.name) }, { label: 'Location', value: text(asset.location?.description) },
       { label: 'Department', value: text(asset.department?.description) },
-      { label: 'Type', value: text((asset.externaltype as { name?: unknown } | null)?.name) });
+      { label: 'Type', value: text((asset.externaltype as { description?: unknown } | null)?.description) });
     const data = asset.data && typeof asset.data === 'object' ? Object.entries(asset.data).map(([k, v]) => ({ label: k, value: text(v) })) : [];
     return render(reply, req.visit, 'assets', `Asset ${asset.asset_no}`, 'asset', {
       asset, state: dueState(asset.next_check, w), stateText: DUE_TEXT, fields, data, text,
