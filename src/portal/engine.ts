@@ -32,6 +32,8 @@ export interface Ask {
   /** An X-API-Result-Order value. */
   readonly order?: string;
   readonly body?: unknown;
+  /** The body as JSON text, when its numbers must reach the engine exactly as typed. */
+  readonly bodyText?: string;
   readonly csv?: boolean;
 }
 
@@ -48,6 +50,23 @@ export interface Asker {
   readonly ip: string;
 }
 
+/** Throws the API's 403 when the user's level does not allow the verb on the endpoint (before a form is shown). */
+export function checkAccess(deps: EngineDeps, who: Asker, verb: Verb, endpoint: string): void {
+  const e = deps.endpoints.get(endpoint);
+  if (!e) throw noEndpoint(endpoint);
+  authorize(e, verb, who.principal);
+}
+
+/** Whether the user's level allows the verb on the endpoint (to offer a form only to those it would serve). */
+export function mayAsk(deps: EngineDeps, who: Asker, verb: Verb, endpoint: string): boolean {
+  try {
+    checkAccess(deps, who, verb, endpoint);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const segmentOf = (f: readonly [string, string] | string) => (typeof f === 'string' ? f : `${f[0]}${encodeURIComponent(f[1])}`);
 
 export async function ask<T = unknown>(deps: EngineDeps, who: Asker, q: Ask): Promise<Answer<T>> {
@@ -55,7 +74,7 @@ export async function ask<T = unknown>(deps: EngineDeps, who: Asker, q: Ask): Pr
   const handler = endpoint?.handlers[q.verb];
   if (!endpoint || !handler) throw noEndpoint(q.endpoint);
   authorize(endpoint, q.verb, who.principal);
-  const raw = q.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(q.body));
+  const raw = q.bodyText !== undefined ? Buffer.from(q.bodyText) : q.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(q.body));
   const reply = await handler({
     ctx: {
       database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,

@@ -3,7 +3,7 @@
 // reminders and its audit trail. An id outside the scope is a missing one: 404.
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
-import { ask, type Asker, type EngineDeps } from '../engine.ts';
+import { ask, type Asker, type EngineDeps, mayAsk } from '../engine.ts';
 import { DUE_TEXT, dueState } from '../due.ts';
 import { render } from '../render.ts';
 import { signedIn } from '../visit.ts';
@@ -47,7 +47,7 @@ export function assetPage(app: FastifyInstance, { engine }: PageDeps): void {
     return render(reply, req.visit, 'assets', `Asset ${asset.asset_no}`, 'asset', {
       asset, state: dueState(asset.next_check, w), stateText: DUE_TEXT, fields, data, text,
       checks: checks.response, reminders: reminders.response, audit: audit.response,
-      files: Array.isArray(asset.files) ? asset.files : [],
+      files: Array.isArray(asset.files) ? asset.files : [], mayRecord: mayAsk(engine, who, 'PUT', 'assetchecks'),
     });
   });
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountPages } from './account.ts';
 import { assetPage } from './asset.ts';
 import { assetsPage } from './assets.ts';
+import { checkPages } from './checks.ts';
 import { dashboardPage } from './dashboard.ts';
 import type { PageDeps } from './deps.ts';
 import { messagesPage } from './messages.ts';
@@ -12,5 +13,5 @@ import { signInPages } from './sign-in.ts';
 export type { PageDeps } from './deps.ts';
 
 export function registerPages(app: FastifyInstance, deps: PageDeps): void {
-  for (const register of [signInPages, dashboardPage, assetsPage, assetPage, messagesPage, accountPages, queuePage]) register(app, deps);
+  for (const register of [signInPages, dashboardPage, assetsPage, assetPage, checkPages, messagesPage, accountPages, queuePage]) register(app, deps);
 }
