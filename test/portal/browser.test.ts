@@ -75,7 +75,7 @@ describe('the portal in a browser', { skip: missing }, () => {
 
   const PAGES = () => [
     ['/', 'Dashboard', 'dashboard'], ['/assets', 'Assets', 'assets'], [`/assets/${calibrated}`, 'Asset CAL-01', 'asset'],
-    ['/queue', 'Queue', 'queue'], ['/messages', 'Messages', 'messages'], ['/account', 'Account', 'account'], ['/logout', 'Sign out', null],
+    [`/assets/${calibrated}/checks/new`, 'Record a check of CAL-01', 'check-new'], ['/queue', 'Queue', 'queue'], ['/messages', 'Messages', 'messages'], ['/account', 'Account', 'account'], ['/logout', 'Sign out', null],
   ] as const;
 
   for (const width of WIDTHS) {
