@@ -57,3 +57,23 @@ export async function belongsTo(database: Database, userCompanyId: number, brand
     .execute(database.db);
   return rows.length > 0;
 }
+
+export const LOGO_MAX_BYTES = 1024 * 1024;
+
+/** A PNG or JPEG file's bytes as the data URL a company keeps as its logo; null for anything else or a file over 1 MiB. */
+export function logoDataUrl(bytes: Buffer): string | null {
+  if (bytes.length === 0 || bytes.length > LOGO_MAX_BYTES) return null;
+  const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+  return png || jpeg ? `data:image/${png ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}` : null;
+}
+
+/** A subdomain the portal can match: one DNS label of lower-case letters, digits and hyphens. */
+export const validSubdomain = (name: string) => LABEL.test(name);
+
+/** The company other than `id` that already answers to `name` (case-insensitive), if any. */
+export async function subdomainHolder(db: Database['db'], id: number, name: string): Promise<number | null> {
+  const row = await db.selectFrom('companies').select('id').where(sql<string>`lower(subdomain)`, '=', name.toLowerCase())
+    .where('id', '<>', id).executeTakeFirst();
+  return row ? Number(row.id) : null;
+}
