@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEndpoints, createRegistry } from './resources/registry.ts';
 import type { Endpoint, Limits } from './engine/types.ts';
+import { buildPortal, type Portal } from './portal/server.ts';
 
 export interface AppOptions {
   readonly database: Database;
@@ -52,6 +53,8 @@ export interface AppOptions {
   readonly rateLimiter?: RateLimiter | null;
   /** How long a request waits for another still running with its Idempotency-Key (default 5 s) before 409. */
   readonly idempotencyWaitMs?: number;
+  /** Also build the company portal's listener (not started). */
+  readonly portal?: boolean;
 }
 
 export interface App {
@@ -60,6 +63,8 @@ export interface App {
   readonly https: https.Server;
   /** The plain-HTTP listener for a trusted TLS-terminating proxy, when configured. */
   readonly http: http.Server | null;
+  /** The company portal (its own HTTPS listener, no client certificate), when asked for. */
+  readonly portal: Portal | null;
 }
 
 /** Paths Fastify serves (registered below); every other request goes to the API's pipeline directly. */
@@ -201,6 +206,21 @@ export async function buildApp(o: AppOptions): Promise<App> {
     }
   });
 
+  // The portal asks the same engine with the same registry, endpoints, clock, limits and files.
+  const portal = o.portal
+    ? await buildPortal({
+      engine: { database: o.database, registry, endpoints, clock: o.clock, limits: deps.limits, baseUrl: o.baseUrl, blobs },
+      tls: o.tls, tlsCiphers: o.tlsCiphers, connections, loginFailuresPerHour: o.loginFailuresPerHour ?? 100, logLevel: o.logLevel, logStream: o.logStream,
+    })
+    : null;
+  if (portal) {
+    fastify.addHook('onClose', async () => {
+      await portal.fastify.close();
+      // As for the API's listener below: an embedder may have listened on the server itself.
+      if (portal.https.listening) await new Promise<void>((r) => portal.https.close(() => r()));
+    });
+  }
+
   await fastify.ready();
-  return { fastify, https: fastify.server, http: plain };
+  return { fastify, https: fastify.server, http: plain, portal };
 }

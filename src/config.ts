@@ -34,6 +34,8 @@ export interface Config {
   /** OpenSSL cipher list replacing the default TLS profile's. */
   readonly tlsCiphers: string | undefined;
   readonly connections: ConnectionLimits;
+  /** The company portal's HTTPS port (no client certificate); null when PORTAL_PORT=0. */
+  readonly portalPort: number | null;
   /** Plain-HTTP Prometheus listener (GET /metrics); null unless METRICS_PORT is set. */
   readonly metrics: { readonly host: string; readonly port: number } | null;
   /** Webhook deliveries: the address rule lifted (tests, on-premises receivers), and each attempt's timeout. */
@@ -113,6 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
   if (metricsPort !== null && metricsPort !== 0 && (metricsPort === port || (trusted.length > 0 && metricsPort === proxyPort))) {
     problems.push(`METRICS_PORT must differ from PORT and HTTP_PORT (got ${metricsPort})`);
   }
+  const portalPort = int('PORTAL_PORT', 8444, 0, 65535);
+  if (portalPort !== 0 && (portalPort === port || (trusted.length > 0 && portalPort === proxyPort) || portalPort === metricsPort)) {
+    problems.push(`PORTAL_PORT must differ from PORT, HTTP_PORT and METRICS_PORT (got ${portalPort})`);
+  }
   const baseUrl = (str('BASE_URL') ?? `https://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(baseUrl)) problems.push('BASE_URL must be an absolute http(s) URL');
 
@@ -142,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
       allowPrivate: flagValue('WEBHOOK_ALLOW_PRIVATE'),
       timeoutMs: duration('WEBHOOK_TIMEOUT', 10_000),
     },
+    portalPort: portalPort === 0 ? null : portalPort,
     metrics: metricsPort === null ? null : { host: str('METRICS_HOST') ?? '127.0.0.1', port: metricsPort },
     connections: {
       handshakeTimeoutMs: duration('TLS_HANDSHAKE_TIMEOUT', DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs),

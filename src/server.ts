@@ -45,7 +45,7 @@ export async function startServer(config: Config, database?: Database): Promise<
     limits: { pageSize: config.pageSize }, proxy: config.proxy, logLevel: config.logLevel,
     loginFailuresPerHour: config.loginFailuresPerHour,
     blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,
-    rateLimiter: limiter, tlsCiphers: config.tlsCiphers, connections: config.connections,
+    rateLimiter: limiter, tlsCiphers: config.tlsCiphers, connections: config.connections, portal: config.portalPort !== null,
   });
   log = app.fastify.log;
   // Before the API's port, so that a metrics port in use stops the start before any request is taken.
@@ -57,6 +57,10 @@ export async function startServer(config: Config, database?: Database): Promise<
   // Fastify names the address http:// (it does not see the TLS of the server it was given).
   await app.fastify.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG,
     listenTextResolver: (address) => `API listening at ${address.replace(/^http:/, 'https:')} (HTTPS, client certificates)` });
+  if (app.portal && config.portalPort !== null) {
+    await app.portal.fastify.listen({ port: config.portalPort, host: config.host, backlog: LISTEN_BACKLOG,
+      listenTextResolver: (address) => `Portal listening at ${address.replace(/^http:/, 'https:')} (HTTPS, sign in with a username and password)` });
+  }
   const plain = app.http;
   if (plain && config.proxy) {
     const { port } = config.proxy;

@@ -8,6 +8,7 @@
 import type { Database } from '../db/database.ts';
 import { fieldsJson, insertAudit, recordEntry } from '../engine/audit.ts';
 import { AdminError } from '../errors.ts';
+import { LOGO_MAX_BYTES, logoDataUrl, subdomainHolder, validSubdomain } from './branding.ts';
 import { formatDatetime, systemClock, type Clock } from '../model/dates.ts';
 import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
@@ -26,6 +27,10 @@ export interface CompanyChanges {
   readonly approver?: number | null;
   readonly reminderDays?: number;
   readonly timeZone?: string;
+  /** A PNG or JPEG file's bytes (at most 1 MiB), or null to remove the logo. */
+  readonly logo?: Buffer | null;
+  /** The portal host label that picks the company, or null to remove it. */
+  readonly subdomain?: string | null;
 }
 
 /** What the CLI shows of a company: its place in the tree and its settings. */
@@ -80,6 +85,11 @@ export async function setCompany(
     && changes.reminderDays <= MAX_REMINDER_DAYS)) throw new AdminError(`reminder days must be a whole number from 0 to ${MAX_REMINDER_DAYS}`);
   const zone = changes.timeZone === undefined ? undefined : canonicalTimeZone(changes.timeZone);
   if (zone === null) throw new AdminError(`"${changes.timeZone}" is not an IANA time zone name such as Europe/Berlin`);
+  const logo = changes.logo ? logoDataUrl(changes.logo) : changes.logo;
+  if (logo === null && changes.logo) throw new AdminError(`a logo must be a PNG or JPEG file of at most ${LOGO_MAX_BYTES} bytes`);
+  if (changes.subdomain && !validSubdomain(changes.subdomain)) {
+    throw new AdminError('a subdomain needs 1 to 63 lower-case letters, digits and hyphens');
+  }
   const now = formatDatetime(clock.now());
 
   return database.transaction(async (db) => {
@@ -88,6 +98,12 @@ export async function setCompany(
     const old: Row = { ...stored, id, parent_id: stored.parent_id === null ? null : Number(stored.parent_id) };
     const next: Row = { ...old };
     if (changes.name !== undefined) next.name = changes.name;
+    if (logo !== undefined) next.logo = logo;
+    if (changes.subdomain !== undefined) {
+      const holder = changes.subdomain === null ? null : await subdomainHolder(db, id, changes.subdomain);
+      if (holder !== null) throw new AdminError(`the subdomain ${changes.subdomain} is company ${holder}'s`);
+      next.subdomain = changes.subdomain;
+    }
 
     const moves = changes.parentId !== undefined && changes.parentId !== next.parent_id;
     if (moves) {
@@ -113,13 +129,17 @@ export async function setCompany(
       next.data = data.entries.size === 0 ? null : stringifyJson(data);
     }
 
-    const changed = companies.def.fields.filter((f) => ['name', 'parent_id', 'data'].includes(f.name) && next[f.name] !== old[f.name]);
+    const changed = companies.def.fields.filter((f) => ['name', 'logo', 'subdomain', 'parent_id', 'data'].includes(f.name)
+      && next[f.name] !== old[f.name]);
     if (changed.length > 0) {
       next.modified = now;
       await db.updateTable('companies').set({ name: String(next.name), parent_id: next.parent_id as number | null,
-        data: next.data as string | null, modified: now }).where('id', '=', id).execute();
+        data: next.data as string | null, logo: next.logo as string | null, subdomain: next.subdomain as string | null, modified: now })
+        .where('id', '=', id).execute();
       if (moves) refuse(await refuseSubtreeApprovers(db, id));
-      const entry = recordEntry(companies.def, 'update', next, fieldsJson(changed, old), fieldsJson(changed, next));
+      // A logo is up to 1 MiB of image: the audit log notes its size, not its bytes.
+      const noted = (r: Row): Row => ({ ...r, logo: typeof r.logo === 'string' ? `(an image, ${r.logo.length} characters of data URL)` : null });
+      const entry = recordEntry(companies.def, 'update', next, fieldsJson(changed, noted(old)), fieldsJson(changed, noted(next)));
       await insertAudit(operatorContext(database, id, clock), db, now, [entry]);
     }
     const company = settingsOf({ id, name: String(next.name), parent_id: next.parent_id as number | null, data: next.data as string | null });

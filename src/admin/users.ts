@@ -1,6 +1,7 @@
 // The operator's list of users (spec §12): who may log in where, at which level.
 // Password hashes stay in the database; only whether a user has a password shows.
 import { levelOf } from '../auth/access.ts';
+import { verifyPassword } from '../auth/passwords.ts';
 import type { Database } from '../db/database.ts';
 import type { Level } from '../model/types.ts';
 
@@ -27,4 +28,10 @@ export async function listUsers(database: Database, companyId: number | null = n
       reminders: Number(r.reminders) === 1, hasPassword: r.password_hash !== null,
     };
   });
+}
+
+/** Whether `password` is the user's current one (asked before a user changes their own). */
+export async function passwordMatches(database: Database, userId: number, password: string): Promise<boolean> {
+  const row = await database.db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+  return verifyPassword(password, row?.password_hash ?? null);
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { addCompany } from '../admin/accounts.ts';
 import { companyTree, MAX_REMINDER_DAYS, setCompany } from '../admin/company.ts';
 import { type Command, output, positiveInt, requiredString, UsageError } from './command.ts';
@@ -16,11 +17,20 @@ export const companyAdd: Command = {
   },
 };
 
-const SET_OPTIONS = ['approver', 'reminder-days', 'timezone', 'name', 'parent'];
+const SET_OPTIONS = ['approver', 'reminder-days', 'timezone', 'name', 'parent', 'logo', 'subdomain'];
+
+function readLogo(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch {
+    throw new UsageError(`--logo: cannot read ${file}`);
+  }
+}
 
 export const companySet: Command = {
   words: ['company', 'set'],
-  usage: 'company set ID [--approver CLIENT_ID|none] [--reminder-days N] [--timezone TZ] [--name N] [--parent ID] [--json]',
+  usage: 'company set ID [--approver CLIENT_ID|none] [--reminder-days N] [--timezone TZ] [--name N] [--parent ID] [--logo FILE|none] '
+    + '[--subdomain NAME|none] [--json]',
   summary: `Changes a company, in one audited transaction:
   --approver CLIENT_ID  the registered certificate that releases the company's approval queue (spec 8.1):
                         a live certificate of the company or of one of its ancestors (see client list);
@@ -28,10 +38,13 @@ export const companySet: Command = {
   --reminder-days N     reminder window in days, 0 to ${MAX_REMINDER_DAYS} (default 30)
   --timezone TZ         IANA time zone whose "today" the reminders use, e.g. Europe/Berlin (default UTC)
   --name N              the company's name
-  --parent ID           moves the company (with everything below it) under another company`,
+  --parent ID           moves the company (with everything below it) under another company
+  --logo FILE           a PNG or JPEG (at most 1 MiB) the company portal shows for the company; none removes it
+  --subdomain NAME      the first label of the host names on which the portal wears the company's look
+                        ([a-z0-9-]{1,63}, one company each); none removes it`,
   options: {
     approver: { type: 'string' }, 'reminder-days': { type: 'string' }, timezone: { type: 'string' }, name: { type: 'string' },
-    parent: { type: 'string' },
+    parent: { type: 'string' }, logo: { type: 'string' }, subdomain: { type: 'string' },
   },
   positionals: 1,
   async run(args) {
@@ -49,6 +62,8 @@ export const companySet: Command = {
       ...(typeof v.timezone === 'string' ? { timeZone: v.timezone } : {}),
       ...(typeof v.name === 'string' ? { name: v.name } : {}),
       ...(v.parent !== undefined ? { parentId: positiveInt(v.parent, '--parent') } : {}),
+      ...(typeof v.logo === 'string' ? { logo: v.logo === 'none' ? null : readLogo(v.logo) } : {}),
+      ...(typeof v.subdomain === 'string' ? { subdomain: v.subdomain === 'none' ? null : v.subdomain } : {}),
     };
     const { company, changed } = await withDatabase((d) => setCompany(d, id, changes));
     const settings = [`approver ${company.approver ?? 'none'}`, `reminder days ${company.reminder_days ?? 'default (30)'}`,

@@ -60,6 +60,7 @@ export const demo: Command = {
       + `Try (the demo certificate sees Demo Holdings and its two child companies):\n\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`
       + (seeded
         ? `The demo admin ${DEMO_USER} logs in with the password ${seeded.password} (shown this once; kept in ${passwordFile} for the example above).\n`
-        : `The demo admin ${DEMO_USER} logs in with the password kept in ${passwordFile}.\n`));
+        : `The demo admin ${DEMO_USER} logs in with the password kept in ${passwordFile}.\n`)
+      + (config.portalPort === null ? '' : `The company portal is at https://localhost:${config.portalPort}/ (sign in as ${DEMO_USER}).\n`));
   },
 };

@@ -45,6 +45,7 @@ import * as assetWalkIndex from './migrations/0013_asset_walk_index.ts';
 import * as reminderWalk from './migrations/0014_reminder_walk.ts';
 import * as schemaParts from './migrations/0015_schema_parts.ts';
 import * as assetchecks from './migrations/0016_assetchecks.ts';
+import * as portalSessions from './migrations/0017_portal_sessions.ts';
 
 export interface Migration {
   readonly name: string;
@@ -70,6 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0014_reminder_walk', up: reminderWalk.up },
   { name: '0015_schema_parts', up: schemaParts.up },
   { name: '0016_assetchecks', up: assetchecks.up },
+  { name: '0017_portal_sessions', up: portalSessions.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -8,7 +8,8 @@ import { deleteInSlices } from './sweep.ts';
 export interface SessionRow {
   readonly id: number;
   readonly token_hash: string;
-  readonly client_id: number;
+  /** Null for a portal session. */
+  readonly client_id: number | null;
   readonly expires: string;
   readonly user_id: number;
   /** The user's company now (not at login). */
@@ -17,7 +18,7 @@ export interface SessionRow {
 }
 
 export async function insertSession(
-  db: Db, s: { token_hash: string; client_id: number; user_id: number; company_id: number; at: string; expires: string },
+  db: Db, s: { token_hash: string; client_id: number | null; user_id: number; company_id: number; at: string; expires: string },
 ): Promise<void> {
   await db.deleteFrom('sessions').where('expires', '<=', s.at).execute();
   await db.insertInto('sessions').values({
@@ -33,7 +34,8 @@ export async function findSession(database: Database, tokenHash: string): Promis
   const statement = database.statements.get('session-by-hash', () => sql`SELECT s.id, s.token_hash, s.client_id, s.expires,
     u.id AS user_id, u.company_id, u.permissions FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ${P.hash}`);
   const [row] = await database.read<SessionRow>(statement, { hash: tokenHash });
-  return row && { ...row, id: Number(row.id), client_id: Number(row.client_id), user_id: Number(row.user_id), company_id: Number(row.company_id) };
+  return row && { ...row, id: Number(row.id), client_id: row.client_id === null ? null : Number(row.client_id), user_id: Number(row.user_id),
+    company_id: Number(row.company_id) };
 }
 
 export async function touchSession(database: Database, id: number, at: string, expires: string): Promise<void> {

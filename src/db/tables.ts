@@ -61,7 +61,8 @@ export interface AuditlogTable {
 export interface SessionsTable {
   id: Generated<number>;
   token_hash: string;
-  client_id: number;
+  /** Null for a session opened on the portal (no certificate). */
+  client_id: number | null;
   user_id: number;
   company_id: number;
   created: string;
@@ -77,6 +78,13 @@ export interface LoginThrottleTable {
 
 export interface LoginBudgetTable {
   client_id: number;
+  window_start: string;
+  failures: number;
+}
+
+/** The portal's failed logins per client address (it has no certificate to count them against). */
+export interface LoginAddressBudgetTable {
+  address: string;
   window_start: string;
   failures: number;
 }
@@ -142,6 +150,7 @@ export interface Tables {
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
   login_budget: LoginBudgetTable;
+  login_address_budget: LoginAddressBudgetTable;
   clients: ClientsTable;
   companies: CompaniesTable;
   users: UsersTable;

@@ -17,6 +17,13 @@ export interface ThrottleRule {
   readonly windowMs: number;
 }
 
+/** Whose failures a login spends: a certificate's (the API) or a client address's (the portal, which has no certificate). */
+export type LoginSpender = { readonly clientId: number } | { readonly address: string };
+
+const budgetOf = (s: LoginSpender) => ('clientId' in s
+  ? { table: sql.table('login_budget'), column: sql.ref('client_id'), value: s.clientId }
+  : { table: sql.table('login_address_budget'), column: sql.ref('address'), value: s.address });
+
 const EPOCH = new Date(0).toISOString();
 const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.getTime()) / 1000));
 
@@ -24,15 +31,16 @@ const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.
 const keyOf = (username: string) => createHash('sha256').update(username).digest('hex');
 
 /** Claims an attempt: null, or the whole seconds to wait when the certificate or the username is held back. */
-export async function claimLoginAttempt(database: Database, username: string, clientId: number, now: Date, rule: ThrottleRule): Promise<number | null> {
+export async function claimLoginAttempt(database: Database, username: string, spender: LoginSpender, now: Date, rule: ThrottleRule): Promise<number | null> {
   const lock = database.hooks.lockMatched;
   const key = keyOf(username);
+  const { table, column, value } = budgetOf(spender);
   return database.transaction(async (db) => {
-    // One row per certificate, made once; locked, so that its attempts take turns.
-    await sql`INSERT INTO login_budget (client_id, window_start, failures) VALUES (${clientId}, ${now.toISOString()}, 0)
+    // One row per certificate (or address), made once; locked, so that its attempts take turns.
+    await sql`INSERT INTO ${table} (${column}, window_start, failures) VALUES (${value}, ${now.toISOString()}, 0)
       ON CONFLICT DO NOTHING`.execute(db);
-    const { rows: [spent] } = await sql<{ window_start: string; failures: number }>`SELECT window_start, failures FROM login_budget AS t
-      WHERE client_id = ${clientId} ${lock}`.execute(db);
+    const { rows: [spent] } = await sql<{ window_start: string; failures: number }>`SELECT window_start, failures FROM ${table} AS t
+      WHERE ${column} = ${value} ${lock}`.execute(db);
     const windowEnd = Date.parse(spent!.window_start) + rule.windowMs;
     const fresh = windowEnd <= now.getTime();
     if (!fresh && Number(spent!.failures) >= rule.budget) return secondsUntil(windowEnd, now);
@@ -44,16 +52,17 @@ export async function claimLoginAttempt(database: Database, username: string, cl
     const failures = Number(user!.failures) + 1;
     await sql`UPDATE login_throttle SET failures = ${failures}, retry_at = ${new Date(now.getTime() + rule.delayMs(failures)).toISOString()}
       WHERE username = ${key}`.execute(db);
-    await sql`UPDATE login_budget SET window_start = ${fresh ? now.toISOString() : spent!.window_start},
-      failures = ${fresh ? 1 : Number(spent!.failures) + 1} WHERE client_id = ${clientId}`.execute(db);
+    await sql`UPDATE ${table} SET window_start = ${fresh ? now.toISOString() : spent!.window_start},
+      failures = ${fresh ? 1 : Number(spent!.failures) + 1} WHERE ${column} = ${value}`.execute(db);
     return null;
   });
 }
 
 /** A claimed attempt whose password was right: the username's delay ends and it costs the certificate nothing. */
-export async function releaseLoginAttempt(db: Db, username: string, clientId: number): Promise<void> {
+export async function releaseLoginAttempt(db: Db, username: string, spender: LoginSpender): Promise<void> {
+  const { table, column, value } = budgetOf(spender);
   await db.deleteFrom('login_throttle').where('username', '=', keyOf(username)).execute();
-  await sql`UPDATE login_budget SET failures = failures - 1 WHERE client_id = ${clientId} AND failures > 0`.execute(db);
+  await sql`UPDATE ${table} SET failures = failures - 1 WHERE ${column} = ${value} AND failures > 0`.execute(db);
 }
 
 /** Forgets usernames whose last failure is older than the window: their next failure starts the doubling afresh. */

@@ -41,9 +41,10 @@ export interface ReminderOptions {
 const DEFAULT_WINDOW = 30;
 const NEVER_REMINDED = ['retired', 'disposed', 'inactive'];
 
-interface CompanySettings { readonly id: number; readonly window: number; readonly timeZone: string }
+/** A company's reminder window (days) and time zone, from its `data`. */
+export interface CompanySettings { readonly id: number; readonly window: number; readonly timeZone: string }
 
-function settingsOf(id: number, data: string | null): CompanySettings {
+export function settingsOf(id: number, data: string | null): CompanySettings {
   const v = data ? parseJson(data) : null;
   const get = (k: string) => (v instanceof JsonObject ? v.entries.get(k) : undefined);
   const days = get('reminder_days');

@@ -1,6 +1,6 @@
 // POST /3.0/login (spec §2.2): a user's name and password, through a certificate
 // registered with impersonation, open a session.
-import { attemptSucceeded, claimAttempt } from '../auth/throttle.ts';
+import { attemptSucceeded, claimAttempt, type LoginSpender } from '../auth/throttle.ts';
 import { createSession } from '../auth/sessions.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { insertAudit } from '../engine/audit.ts';
@@ -8,11 +8,54 @@ import { bodyObjects } from '../engine/body.ts';
 import { badLogin, forbidden, invalidField, invalidFilter, invalidValue } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
 import { jsonObjectText } from '../model/json.ts';
-import type { Endpoint } from '../engine/types.ts';
+import type { Ctx, Endpoint } from '../engine/types.ts';
 
 const FIELDS = ['username', 'password', 'ip', 'useragent'] as const;
 /** Optional fields: an explicit null means not given. */
 const OPTIONAL: ReadonlySet<string> = new Set(['ip', 'useragent']);
+
+export interface Credentials {
+  readonly username: string;
+  readonly password: string;
+  /** What the caller reports of its own client, kept in the audit entry. */
+  readonly ip?: string;
+  readonly useragent?: string;
+}
+
+/**
+ * Checks a user's name and password under the login throttle and opens a session
+ * bound to the spender's certificate (none for the portal's address): the token,
+ * or null for a wrong name or password, audited either way. `admits` may turn
+ * away a user the caller does not serve; that counts as a failed login too.
+ */
+export async function openSession(ctx: Ctx, given: Credentials, spender: LoginSpender, failuresPerHour: number,
+  admits: (companyId: number) => Promise<boolean> = () => Promise.resolve(true)): Promise<string | null> {
+  const { db } = ctx.database;
+  const now = ctx.clock.now();
+  await claimAttempt(ctx.database, given.username, spender, now, failuresPerHour);
+  const user = await db.selectFrom('users').select(['id', 'company_id', 'password_hash'])
+    .where('username', '=', given.username).executeTakeFirst();
+  const ok = await verifyPassword(given.password, user?.password_hash ?? null) && !!user && await admits(Number(user.company_id));
+  const details = jsonObjectText([['username', JSON.stringify(given.username)], ['reported_ip', JSON.stringify(given.ip ?? null)],
+    ['useragent', JSON.stringify(given.useragent ?? null)], ['result', ok ? '"success"' : '"failure"']]);
+  const entry = {
+    endpoint: 'login', action: 'login' as const, recordId: user && ok ? Number(user.id) : null, newdata: details,
+    // A failure is the certificate's company's to see; on the portal, the named user's company's (if any).
+    companyId: user && (ok || !('clientId' in spender)) ? Number(user.company_id) : 'clientId' in spender ? ctx.principal.clientCompanyId : null,
+    userId: user && ok ? Number(user.id) : null,
+    message: ok && user ? `Login of users record ${user.id}` : `Failed login for username ${JSON.stringify(given.username)}`,
+  };
+  return ctx.database.transaction(async (trx) => {
+    if (!ok || !user) {
+      await insertAudit(ctx, trx, formatDatetime(now), [entry]);
+      return null;
+    }
+    await attemptSucceeded(trx, given.username, spender);
+    const t = await createSession(trx, 'clientId' in spender ? spender.clientId : null, { id: Number(user.id), company_id: Number(user.company_id) }, now);
+    await insertAudit(ctx, trx, formatDatetime(now), [entry]);
+    return t;
+  });
+}
 
 export function loginEndpoint(failuresPerHour: number): Endpoint {
   return {
@@ -39,30 +82,8 @@ export function loginEndpoint(failuresPerHour: number): Endpoint {
         }
         if (given.username === undefined) throw invalidValue('username');
         if (given.password === undefined) throw invalidValue('password');
-        const { db } = ctx.database;
-        const now = ctx.clock.now();
-        const clientId = ctx.principal.clientId!;
-        await claimAttempt(ctx.database, given.username, clientId, now, failuresPerHour);
-        const user = await db.selectFrom('users').select(['id', 'company_id', 'password_hash'])
-          .where('username', '=', given.username).executeTakeFirst();
-        const ok = await verifyPassword(given.password, user?.password_hash ?? null);
-        const details = jsonObjectText([['username', JSON.stringify(given.username)], ['reported_ip', JSON.stringify(given.ip ?? null)],
-          ['useragent', JSON.stringify(given.useragent ?? null)], ['result', ok ? '"success"' : '"failure"']]);
-        const entry = {
-          endpoint: 'login', action: 'login' as const, recordId: user && ok ? Number(user.id) : null, newdata: details,
-          companyId: user && ok ? Number(user.company_id) : ctx.principal.clientCompanyId, userId: user && ok ? Number(user.id) : null,
-          message: ok ? `Login of users record ${user!.id}` : `Failed login for username ${JSON.stringify(given.username)}`,
-        };
-        const token = await ctx.database.transaction(async (trx) => {
-          if (!ok || !user) {
-            await insertAudit(ctx, trx, formatDatetime(now), [entry]);
-            return null;
-          }
-          await attemptSucceeded(trx, given.username!, clientId);
-          const t = await createSession(trx, clientId, { id: Number(user.id), company_id: Number(user.company_id) }, now);
-          await insertAudit(ctx, trx, formatDatetime(now), [entry]);
-          return t;
-        });
+        const token = await openSession(ctx, { username: given.username, password: given.password, ip: given.ip, useragent: given.useragent },
+          { clientId: ctx.principal.clientId! }, failuresPerHour);
         if (token === null) throw badLogin();
         return { response: `{"message":"Authentication successful","user_token":"${token}"}` };
       },

@@ -150,6 +150,7 @@ for (const kind of DB_KINDS) {
           assert.equal(block[3], first.baseUrl);
           // The log (on stdout too) is written asynchronously: it may come after the demo's block.
           await first.waitForOutput(logLine(`API listening at https://127.0.0.1:${first.port} (HTTPS, client certificates)`));
+          await first.waitForOutput(logLine(`Portal listening at https://127.0.0.1:${first.portalPort} (HTTPS, sign in with a username and password)`));
           // The admin's password is made with the demo, shown once, and kept (owner-only) for the login example.
           const passwordFile = join(s.dataDir, 'demo', 'admin-password');
           const shown = await first.waitForOutput(/The demo admin demo\.admin logs in with the password (\S+) \(shown this once; kept in (.+) for the example above\)\.\n/);

@@ -49,9 +49,9 @@ for (const kind of DB_KINDS) {
       try {
         const { info } = await svc.certificate(company, { impersonation: true });
         const t = new Date('2030-01-01T00:00:00Z');
-        for (let i = 0; i < BUDGET; i++) await claimAttempt(i % 2 ? other : svc.database, `two-${i}`, info.id, t, BUDGET);
-        await assert.rejects(claimAttempt(other, 'two-last', info.id, t, BUDGET), /Please wait 3600 seconds/);
-        await assert.rejects(claimAttempt(svc.database, 'two-last', info.id, t, BUDGET), /Please wait 3600 seconds/);
+        for (let i = 0; i < BUDGET; i++) await claimAttempt(i % 2 ? other : svc.database, `two-${i}`, { clientId: info.id }, t, BUDGET);
+        await assert.rejects(claimAttempt(other, 'two-last', { clientId: info.id }, t, BUDGET), /Please wait 3600 seconds/);
+        await assert.rejects(claimAttempt(svc.database, 'two-last', { clientId: info.id }, t, BUDGET), /Please wait 3600 seconds/);
         const before = await rows(svc);
         assert.equal(await sweepLoginThrottle(svc.database, new Date(t.getTime() + 2 * 3_600_000)), before);
         assert.equal(await rows(svc), 0);

@@ -19,6 +19,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['jobs'],
   ['http'],
   ['admin'],
+  ['portal'],
   ['app.ts', 'server.ts', 'store.ts', 'config.ts'],
   ['cli'],
 ];

@@ -38,7 +38,7 @@ const SERVER_TIMEOUT_MS = 60_000;
 /** Settings a developer's shell may carry that would leak into the processes under test. */
 const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
   'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME', 'RATE_LIMIT', 'RATE_LIMIT_BURST', 'SHUTDOWN_GRACE_MS',
-  'METRICS_PORT', 'METRICS_HOST'];
+  'METRICS_PORT', 'METRICS_HOST', 'PORTAL_PORT'];
 
 /** This process's environment without the settings a developer's shell may carry, and then `settings`. */
 export function cleanEnv(settings: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -123,7 +123,7 @@ export async function createStage(kind: DbKind, dirPrefix = 'asset-tracker-cli-'
     databaseUrl = pgUrl(dbName);
   }
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
-    cleanEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra });
+    cleanEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORTAL_PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra });
   return {
     kind, dir, dataDir, databaseUrl, env,
     cli: (...args) => runCli(args, env()),
@@ -179,7 +179,7 @@ export class Server {
   private exit: Exit | null = null;
   private readonly exited: Promise<Exit>;
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv, readonly port: number) {
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, readonly port: number, readonly portalPort: number | null = null) {
     this.child = spawnCli(args, env);
     this.child.stdout.setEncoding('utf8').on('data', (s: string) => { this.stdout += s; });
     this.child.stderr.setEncoding('utf8').on('data', (s: string) => { this.stderr += s; });
@@ -188,7 +188,10 @@ export class Server {
 
   static async start(stage: Stage, command: 'serve' | 'demo', env: Record<string, string> = {}): Promise<Server> {
     const port = await freePort();
-    return new Server([command], stage.env({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `https://localhost:${port}`, ...env }), port);
+    // The portal gets a free port of its own (its default, 8444, would be shared by servers running side by side).
+    const portalPort = env.PORTAL_PORT === undefined ? await freePort() : Number(env.PORTAL_PORT) || null;
+    return new Server([command], stage.env({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `https://localhost:${port}`,
+      PORTAL_PORT: String(portalPort ?? 0), ...env }), port, portalPort);
   }
 
   /** Sends a signal without waiting for its effect. */
