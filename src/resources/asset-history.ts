@@ -118,13 +118,20 @@ export async function beforeChecksGo(tx: WriteTx, rows: readonly Row[]): Promise
   }
 }
 
-/**
- * The asset's row, locked for the rest of the transaction; with `day`, also whether a
- * stored check is dated after it.
- */
-const assetState = (tx: WriteTx, withLater = false) => sql`SELECT t.id, t.company_id, t.status, t.last_check, t.next_check, t.period,
-    t.last_result ${withLater ? sql`, (SELECT 1 FROM assetchecks AS lc WHERE lc.asset_id = t.id AND lc.check_date > ${P('day')} LIMIT 1) AS later` : sql``}
+/** The asset's row, locked for the rest of the transaction. */
+const assetState = (tx: WriteTx) => sql`SELECT t.id, t.company_id, t.status, t.last_check, t.next_check, t.period, t.last_result
     FROM assets AS t WHERE t.id = ${P('asset')} ${tx.shape.hooks.lockMatched}`;
+
+/**
+ * Whether a stored check of the asset is dated after `day`. Asked in a statement of its
+ * own once the asset is locked: on PostgreSQL a statement reads what had committed when
+ * it began, and a check committed while this one waited for the lock must count.
+ */
+async function laterStored(tx: WriteTx, asset: number, day: string): Promise<boolean> {
+  const { rows } = await tx.run('later-check', () => sql`SELECT 1 AS later FROM assetchecks WHERE asset_id = ${P('asset')} AND check_date > ${P('day')} LIMIT 1`,
+    { asset, day });
+  return rows.length > 0;
+}
 
 /**
  * The asset follows a check that is its latest (dated on or after its last check):
@@ -136,12 +143,11 @@ const assetState = (tx: WriteTx, withLater = false) => sql`SELECT t.id, t.compan
  */
 export async function followHistory(tx: WriteTx, record: Row): Promise<void> {
   const day = String(record.check_date);
-  const { rows: [asset] } = await tx.run<AssetState & { later: number | null }>('check-asset-later', () => assetState(tx, true),
-    { asset: record.asset_id, day });
+  const { rows: [asset] } = await tx.run<AssetState>('check-asset', () => assetState(tx), { asset: record.asset_id });
   const sent = record.next_check ?? null;
   if (!asset) throw dataError(`assets record ${record.asset_id} is gone`);
   // The latest by date, then id: a new check comes after every stored one and those recorded before it here.
-  const latest = asset.later === null && !recordedIn(tx).some((r) => r.asset === asset.id && r.day > day);
+  const latest = !recordedIn(tx).some((r) => r.asset === asset.id && r.day > day) && !(await laterStored(tx, asset.id, day));
   const result = String(record.result);
   if (asset.last_check !== null && day < asset.last_check) {
     if (sent !== null) throw invalidValue('next_check');
