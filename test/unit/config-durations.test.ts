@@ -3,17 +3,8 @@
 // set to run every 600 hours would spin — so it is refused with a clear message.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, LONGEST_TIMER_MS } from '../../src/config.ts';
-
-const problems = (env: NodeJS.ProcessEnv): readonly string[] => {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-};
+import { loadConfig, LONGEST_TIMER_MS } from '../../src/config.ts';
+import { configProblems as problems } from '../support/config-problems.ts';
 
 describe('duration settings', () => {
   it('take ms, s, m, h and d, up to the longest a timer can wait', () => {

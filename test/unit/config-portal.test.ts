@@ -2,17 +2,8 @@
 // port another listener of the service already takes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-
-const problems = (env: NodeJS.ProcessEnv): readonly string[] => {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-};
+import { loadConfig } from '../../src/config.ts';
+import { configProblems as problems } from '../support/config-problems.ts';
 
 describe('PORTAL_PORT', () => {
   it('is 8444 by default, any port when set, and off at 0', () => {
