@@ -8,6 +8,7 @@ import type { PoolStats } from '../metrics.ts';
 import { Lru } from '../model/lru.ts';
 import { measuredDialect } from './measured-driver.ts';
 import { sqliteEventTriggers, sqliteInsertEvents } from './sqlite-events.ts';
+import { inlineReads } from './sqlite-inline-read.ts';
 import { writerDialect } from './sqlite-writer.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
@@ -121,12 +122,12 @@ class ReadSnapshot {
   }
 
   /** Makes sure the turn's snapshot is open (the next read runs in it). */
-  enter(): void {
+  readonly enter = (): void => {
     if (this.open) return;
     this.begin.run();
     this.open = true;
     setImmediate(this.end);
-  }
+  };
 }
 
 /**
@@ -145,7 +146,8 @@ export function openSqlite(file: string): SqliteConnections {
   const snapshot = new ReadSnapshot(reader);
   const prepareRead = preparing(reader);
   // The reader closes with the writer.
-  const writer = writerDialect(file, { afterEach: snapshot.end, beforeClose: () => { snapshot.end(); reader.close(); } });
+  const writer = writerDialect(file, { afterEach: snapshot.end, beforeClose: () => { snapshot.end(); reader.close(); } },
+    inlineReads(prepareRead, snapshot.enter));
   const measured = measuredDialect(writer.dialect, 'sqlite', 1);
   const version = reader.prepare('PRAGMA data_version').pluck();
   // A compiled statement keeps its prepared one while it lives (no look-up by its text on every read).

@@ -84,9 +84,19 @@ export function validZone(zone: string): boolean {
   }
 }
 
+/** A formatter per time zone: making one costs more than a request's other date work together. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** Today's date in a time zone. */
 export function todayIn(timeZone: string, now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    // Only zones the runtime knows get this far (a formatter of an unknown one throws); spellings vary in case, so bounded.
+    if (dayFormats.size >= 1000) dayFormats.clear();
+    dayFormats.set(timeZone, format);
+  }
+  return format.format(now);
 }
 
 export interface Clock { now(): Date }
