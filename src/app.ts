@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { authorize } from './auth/access.ts';
 import { resumeSession, tokenFrom } from './auth/sessions.ts';
-import { trustOf } from './auth/forwarded.ts';
+import { type Trust, trustOf } from './auth/forwarded.ts';
 import type { Database } from './db/database.ts';
 import { DEFAULT_LIMITS } from './engine/context.ts';
 import { clientErrorHandler, connectHandler, http1Only, type UnroutedAnswer } from './http/client-error.ts';
@@ -107,6 +107,19 @@ function answerAll<S extends http.Server>(server: S, handler: http.RequestListen
   return server;
 }
 
+/** Reads PROXY headers on a listener's connections from `from`, refusals logged at most once every ten seconds. */
+function proxyProtocolReader(from: Trust, log: () => FastifyBaseLogger, timeoutMs: number) {
+  let refused = 0;
+  let lastReport = 0;
+  return (server: https.Server) => readProxyHeaders(server, { from, timeoutMs, onRefused: (address, reason) => {
+    // (A balancer set up without send-proxy would have every connection refused.)
+    refused++;
+    if (Date.now() - lastReport < 10_000) return;
+    lastReport = Date.now();
+    log().warn({ address, reason, refusedSoFar: refused }, 'connection refused by the PROXY protocol rules');
+  } });
+}
+
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
   // Draining (a shutdown has begun) or closing (the listeners are closing): answers close their connections.
@@ -147,18 +160,10 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const report = (listener: string) => (counts: ConnectionCounts) =>
     fastify.log.warn({ listener, ...counts }, 'connections closed by the connection limits so far');
   watchConnections('https', guardConnections(fastify.server, connections, null, report('https')), fastify.server);
-  if (o.proxyProtocolFrom && o.proxyProtocolFrom.length > 0) {
-    let refused = 0;
-    let lastReport = 0;
-    readProxyHeaders(fastify.server, { from: trustOf(o.proxyProtocolFrom), timeoutMs: connections.handshakeTimeoutMs,
-      onRefused: (address, reason) => {
-        // One line per refusal at most every ten seconds (a balancer set up without send-proxy would refuse them all).
-        refused++;
-        if (Date.now() - lastReport < 10_000) return;
-        lastReport = Date.now();
-        fastify.log.warn({ address, reason, refusedSoFar: refused }, 'connection refused by the PROXY protocol rules');
-      } });
-  }
+  // The PROXY protocol on the listeners a balancer in TCP mode fronts: the API's, and the portal's (below).
+  const proxyProtocol = o.proxyProtocolFrom && o.proxyProtocolFrom.length > 0
+    ? proxyProtocolReader(trustOf(o.proxyProtocolFrom), () => fastify.log, connections.handshakeTimeoutMs) : null;
+  proxyProtocol?.(fastify.server);
   // Behind a proxy every request comes from its address: the proxies have no cap of their own.
   const trusted = o.proxy ? trustOf(o.proxy.trusted) : null;
   if (plain && trusted) watchConnections('http', guardConnections(plain, connections, trusted, report('http')), plain);
@@ -248,6 +253,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     })
     : null;
   if (portal) {
+    proxyProtocol?.(portal.https);
     fastify.addHook('onClose', async () => {
       await portal.fastify.close();
       // As for the API's listener below: an embedder may have listened on the server itself.

@@ -1,4 +1,4 @@
-// The PROXY protocol on the API's listener: connections from PROXY_PROTOCOL_FROM
+// The PROXY protocol on the API's listener (and the portal's): connections from PROXY_PROTOCOL_FROM
 // begin with a header whose source address is the client's (audit entries, the
 // per-address connection limit); without one they are refused, and a connection
 // from elsewhere that sends one is refused. Without the setting no header is read.
@@ -29,9 +29,9 @@ function v2(source: string | null, port = 40002): Buffer {
 }
 
 /** A TCP connection from `from`, `preamble` sent first, then TLS and one request over it; the response, or the error that ended it. */
-async function send(s: Service, from: string, preamble: Buffer | null, cert: TestCert | null, method = 'GET', path = '/3.0/endpoints',
+async function send(s: Service | number, from: string, preamble: Buffer | null, cert: TestCert | null, method = 'GET', path = '/3.0/endpoints',
   body?: unknown): Promise<TestResponse | Error> {
-  const raw = net.connect({ host: '127.0.0.1', port: s.port, localAddress: from });
+  const raw = net.connect({ host: '127.0.0.1', port: typeof s === 'number' ? s : s.port, localAddress: from });
   await new Promise<void>((resolve, reject) => raw.once('connect', resolve).once('error', reject));
   if (preamble) raw.write(preamble);
   const secure = tls.connect({ socket: raw, ca: SERVER_CERT.certPem, servername: 'localhost', ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) });
@@ -84,7 +84,9 @@ for (const kind of DB_KINDS) {
         }
         // A truncated header, then nothing: closed once the handshake's time is up.
         const started = Date.now();
-        assert.ok(await send(s, BALANCER, v2('192.0.2.1').subarray(0, 20), cert) instanceof Error);
+        const truncated = net.connect({ host: '127.0.0.1', port: s.port, localAddress: BALANCER }, () => truncated.write(v2('192.0.2.1').subarray(0, 20)));
+        truncated.on('error', () => {});
+        await new Promise((r) => truncated.once('close', r));
         assert.ok(Date.now() - started >= 400, 'closed when the time was up, not before');
         // From an address not listed: no header is read, and one sent is refused.
         assert.ok(await send(s, ELSEWHERE, v1('203.0.113.8'), cert) instanceof Error);
@@ -112,6 +114,21 @@ for (const kind of DB_KINDS) {
         ok(await send(s, BALANCER, v1('203.0.113.21'), cert));
       } finally {
         for (const h of held) h.destroy();
+        await s.close();
+      }
+    });
+
+    it('applies to the portal\'s listener too: its visitors\' addresses come from the header', async () => {
+      const s = await startService(kind, { proxyProtocolFrom: [BALANCER], portal: true });
+      try {
+        const portal = s.app.portal!.https;
+        await new Promise<void>((r) => portal.listen(0, '127.0.0.1', () => r()));
+        const port = (portal.address() as net.AddressInfo).port;
+        assert.ok(await send(port, BALANCER, null, null, 'GET', '/login') instanceof Error, 'from the balancer without a header');
+        assert.ok(await send(port, ELSEWHERE, v1('203.0.113.30'), null, 'GET', '/login') instanceof Error, 'a header from elsewhere');
+        ok(await send(port, BALANCER, v2('203.0.113.30'), null, 'GET', '/login'));
+        ok(await send(port, ELSEWHERE, null, null, 'GET', '/login'));
+      } finally {
         await s.close();
       }
     });
