@@ -6,14 +6,16 @@ import http from 'node:http';
 import https from 'node:https';
 import { authorize } from './auth/access.ts';
 import { resumeSession, tokenFrom } from './auth/sessions.ts';
-import { trustOf } from './auth/forwarded.ts';
-import { type Database, ping } from './db/database.ts';
+import { type Trust, trustOf } from './auth/forwarded.ts';
+import type { Database } from './db/database.ts';
 import { DEFAULT_LIMITS } from './engine/context.ts';
 import { clientErrorHandler, connectHandler, http1Only, type UnroutedAnswer } from './http/client-error.ts';
 import { type ConnectionCounts, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS, guardConnections, serverTimeouts } from './http/connections.ts';
 import { answerEarly, continueOnRead } from './http/early-answer.ts';
 import { type ApiResult, handleApi, type Impersonation } from './http/pipeline.ts';
 import { observeRequests } from './http/observe.ts';
+import { readProxyHeaders } from './http/proxy-listener.ts';
+import { type Probes, probes as makeProbes } from './http/probes.ts';
 import { apiListener } from './http/serve-api.ts';
 import { watchConnections } from './metrics.ts';
 import { openApiDocument } from './http/openapi.ts';
@@ -55,6 +57,10 @@ export interface AppOptions {
   readonly idempotencyWaitMs?: number;
   /** Also build the company portal's listener (not started). */
   readonly portal?: boolean;
+  /** Addresses and CIDRs of balancers whose connections to the API's port begin with a PROXY protocol header. */
+  readonly proxyProtocolFrom?: readonly string[];
+  /** This process's id in the instances' heartbeat table, which its Idempotency-Key claims carry (none: claims expire by their lease only). */
+  readonly instance?: string | null;
 }
 
 export interface App {
@@ -65,6 +71,13 @@ export interface App {
   readonly http: http.Server | null;
   /** The company portal (its own HTTPS listener, no client certificate), when asked for. */
   readonly portal: Portal | null;
+  /** Liveness and readiness, as /healthz and /readyz answer them (the metrics listener asks them too). */
+  readonly probes: Probes;
+  /**
+   * The shutdown begins: readiness fails from now on, and every answer closes its
+   * connection, so that a balancer stops sending and clients move to another instance.
+   */
+  drain(): void;
 }
 
 /** Paths Fastify serves (registered below); every other request goes to the API's pipeline directly. */
@@ -94,8 +107,24 @@ function answerAll<S extends http.Server>(server: S, handler: http.RequestListen
   return server;
 }
 
+/** Reads PROXY headers on a listener's connections from `from`, refusals logged at most once every ten seconds. */
+function proxyProtocolReader(from: Trust, log: () => FastifyBaseLogger, timeoutMs: number) {
+  let refused = 0;
+  let lastReport = 0;
+  return (server: https.Server) => readProxyHeaders(server, { from, timeoutMs, onRefused: (address, reason) => {
+    // (A balancer set up without send-proxy would have every connection refused.)
+    refused++;
+    if (Date.now() - lastReport < 10_000) return;
+    lastReport = Date.now();
+    log().warn({ address, reason, refusedSoFar: refused }, 'connection refused by the PROXY protocol rules');
+  } });
+}
+
 export async function buildApp(o: AppOptions): Promise<App> {
   let plain: http.Server | null = null;
+  // Draining (a shutdown has begun) or closing (the listeners are closing): answers close their connections.
+  let draining = false;
+  let closing = false;
   const connections = { ...DEFAULT_CONNECTION_LIMITS, ...o.connections };
   const fastify = Fastify({
     // Request logs never carry headers; should a serializer add them, credentials stay out.
@@ -104,10 +133,16 @@ export async function buildApp(o: AppOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: nextRequestId,
-    return503OnClosing: true,
+    // A request that still arrives on an open connection while the server closes is served (its answer
+    // closes the connection): the shutdown waits for it within its grace period anyway.
+    return503OnClosing: false,
     serverFactory: (fastifyHandler) => {
       // The service's own routes go through Fastify; every other request is the API's (http/serve-api.ts).
-      const route: http.RequestListener = (req, res) => (SERVICE_ROUTES.has(pathOf(req.url)) ? fastifyHandler(req, res) : answerApi(req, res));
+      const route: http.RequestListener = (req, res) => {
+        if (draining || closing) res.setHeader('connection', 'close');
+        if (SERVICE_ROUTES.has(pathOf(req.url))) fastifyHandler(req, res);
+        else answerApi(req, res);
+      };
       // Early refusals (413 …) reach a client still sending its body (http/early-answer.ts).
       const handler = answerEarly(http1Only(route));
       const options = { requireHostHeader: false, ...serverTimeouts(connections) };
@@ -125,6 +160,10 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const report = (listener: string) => (counts: ConnectionCounts) =>
     fastify.log.warn({ listener, ...counts }, 'connections closed by the connection limits so far');
   watchConnections('https', guardConnections(fastify.server, connections, null, report('https')), fastify.server);
+  // The PROXY protocol on the listeners a balancer in TCP mode fronts: the API's, and the portal's (below).
+  const proxyProtocol = o.proxyProtocolFrom && o.proxyProtocolFrom.length > 0
+    ? proxyProtocolReader(trustOf(o.proxyProtocolFrom), () => fastify.log, connections.handshakeTimeoutMs) : null;
+  proxyProtocol?.(fastify.server);
   // Behind a proxy every request comes from its address: the proxies have no cap of their own.
   const trusted = o.proxy ? trustOf(o.proxy.trusted) : null;
   if (plain && trusted) watchConnections('http', guardConnections(plain, connections, trusted, report('http')), plain);
@@ -145,14 +184,15 @@ export async function buildApp(o: AppOptions): Promise<App> {
     blobs,
     rateLimiter: o.rateLimiter ?? null,
     idempotencyWaitMs: o.idempotencyWaitMs ?? 5000,
+    instance: o.instance ?? null,
   };
 
-  let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  const answerApi = apiListener({ deps, log: fastify.log, nextId: nextRequestId, closing: () => closing });
+  const answerApi = apiListener({ deps, log: fastify.log, nextId: nextRequestId });
+  const probes = makeProbes(o.database, () => draining || closing);
 
   function unrouted(req: http.IncomingMessage): Promise<ApiResult> {
     const id = nextRequestId();
@@ -180,14 +220,13 @@ export async function buildApp(o: AppOptions): Promise<App> {
     done();
   });
 
-  fastify.get('/healthz', async () => ({ status: 'ok' }));
+  fastify.get('/healthz', async (_req, reply) => {
+    const { code, body } = probes.live();
+    return reply.code(code).send(body);
+  });
   fastify.get('/readyz', async (_req, reply) => {
-    try {
-      await ping(o.database);
-      return { status: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
+    const { code, body } = await probes.ready();
+    return reply.code(code).send(body);
   });
   const document = openApiDocument(registry, endpoints, o.baseUrl, deps.limits);
   const openapi = JSON.stringify(document);
@@ -214,6 +253,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     })
     : null;
   if (portal) {
+    proxyProtocol?.(portal.https);
     fastify.addHook('onClose', async () => {
       await portal.fastify.close();
       // As for the API's listener below: an embedder may have listened on the server itself.
@@ -222,5 +262,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
   }
 
   await fastify.ready();
-  return { fastify, https: fastify.server, http: plain, portal };
+  return { fastify, https: fastify.server, http: plain, portal, probes, drain: () => { draining = true; } };
 }

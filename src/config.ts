@@ -2,6 +2,7 @@
 // reported at once. The only module that reads process.env.
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
+import ipaddr from 'ipaddr.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/connections.ts';
 
 export interface Config {
@@ -31,6 +32,10 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** How long a shutdown waits for requests under way before cutting their connections. */
   readonly shutdownGraceMs: number;
+  /** On SIGTERM, how long the listener keeps accepting (readiness already failing) before it closes. */
+  readonly shutdownDrainMs: number;
+  /** Addresses and CIDRs of balancers whose connections begin with a PROXY protocol header; empty: none is read. */
+  readonly proxyProtocolFrom: readonly string[];
   /** OpenSSL cipher list replacing the default TLS profile's. */
   readonly tlsCiphers: string | undefined;
   readonly connections: ConnectionLimits;
@@ -56,6 +61,10 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h
  * setInterval given more after 1 ms, so a job set to wait longer would spin.
  */
 export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** An address or CIDR in its usual form ("0x7f.1" and "2130706433" are none here). */
+const addressOrCidr = (t: string) => ipaddr.IPv4.isValidFourPartDecimal(t) || ipaddr.IPv4.isValidCIDRFourPartDecimal(t)
+  || (!t.includes('%') && (ipaddr.IPv6.isValid(t) || ipaddr.IPv6.isValidCIDR(t)));
 
 /** `defaultHost`: the listen address when HOST is not set (the demo listens on the loopback only). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '0.0.0.0'): Config {
@@ -94,6 +103,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
   if (!tlsCertFile !== !tlsKeyFile) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   const trusted = (str('TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const t of trusted) if (!/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(t)) problems.push(`TRUSTED_PROXIES entry "${t}" is not an IP address or CIDR`);
+  const proxyProtocolFrom = (str('PROXY_PROTOCOL_FROM') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const t of proxyProtocolFrom) {
+    if (!addressOrCidr(t)) problems.push(`PROXY_PROTOCOL_FROM entry "${t}" is not an IP address or CIDR`);
+  }
   const header = str('CLIENT_CERT_HEADER');
   if ((trusted.length > 0) !== !!header) problems.push('TRUSTED_PROXIES and CLIENT_CERT_HEADER must be set together');
   const proxyPort = int('HTTP_PORT', 8080, 0, 65535);
@@ -143,6 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
     rateLimit: rate === 0 ? null : { rate, burst },
     redisUrl,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
+    proxyProtocolFrom,
     tlsCiphers,
     webhooks: {
       allowPrivate: flagValue('WEBHOOK_ALLOW_PRIVATE'),

@@ -5,6 +5,7 @@ import type { Database } from './db/database.ts';
 import { openMigrated } from './store.ts';
 import { systemClock } from './model/dates.ts';
 import { startJobs } from './jobs/schedule.ts';
+import { Heartbeat } from './jobs/heartbeat.ts';
 import { BlobStore } from './storage/blobs.ts';
 import { LISTEN_BACKLOG } from './http/connections.ts';
 import { type MetricsListener, startMetricsListener } from './http/metrics-listener.ts';
@@ -22,7 +23,12 @@ export interface Running {
   readonly tls: ServerTls;
   /** The Prometheus listener (METRICS_PORT), when configured. */
   readonly metrics: MetricsListener | null;
-  close(): Promise<void>;
+  /**
+   * Stops: readiness fails at once; for `drainMs` the listeners still accept (answers close
+   * their connections) so that a balancer sees it and sends elsewhere; then new connections
+   * are refused and requests under way finish within SHUTDOWN_GRACE_MS.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 /** The rate limiter of spec §10: shared through Redis or PostgreSQL when several instances may run, else in process. */
@@ -38,6 +44,9 @@ export async function startServer(config: Config, database?: Database): Promise<
   const db = database ?? (await openMigrated(config));
   const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
   let log: FastifyBaseLogger | null = null;
+  // Beating before the first request: the Idempotency-Key claims of this instance carry its id.
+  const heartbeat = new Heartbeat(db, (err) => log?.warn({ err }, 'the instance heartbeat could not be written'));
+  await heartbeat.start();
   const limiter = await rateLimiterFor(config, db,
     (err) => log?.warn({ err }, 'rate limit counters could not be reconciled; each instance limits alone meanwhile'));
   const app = await buildApp({
@@ -46,12 +55,13 @@ export async function startServer(config: Config, database?: Database): Promise<
     loginFailuresPerHour: config.loginFailuresPerHour,
     blobs: new BlobStore(join(config.dataDir, 'files')), uploadMaxBytes: config.uploadMaxBytes,
     rateLimiter: limiter, tlsCiphers: config.tlsCiphers, connections: config.connections, portal: config.portalPort !== null,
+    instance: heartbeat.id, proxyProtocolFrom: config.proxyProtocolFrom,
   });
   log = app.fastify.log;
   // Before the API's port, so that a metrics port in use stops the start before any request is taken.
   const unwatchPool = watchPool(() => db.pool());
   const metrics = config.metrics
-    ? await startMetricsListener(config.metrics.host, config.metrics.port, (err) => log?.error({ err }, 'metrics could not be collected'))
+    ? await startMetricsListener(config.metrics.host, config.metrics.port, app.probes, (err) => log?.error({ err }, 'metrics could not be collected'))
     : null;
   if (metrics) app.fastify.log.info({ address: metrics.address.address, port: metrics.address.port }, 'metrics listening on plain HTTP (GET /metrics)');
   // Fastify names the address http:// (it does not see the TLS of the server it was given).
@@ -71,14 +81,22 @@ export async function startServer(config: Config, database?: Database): Promise<
   // Background work takes at most a share of the pool's connections (Database.forBackground).
   const jobs = startJobs({ database: db.forBackground(), clock: systemClock, settings: config, log: app.fastify.log }, app.fastify.log);
   let closing: Promise<void> | null = null;
-  const close = () => (closing ??= (async () => {
-    // New connections are refused at once, idle ones closed, requests under way finish (a next one on
-    // their connection gets 503) — within the grace period, after which the rest are cut.
+  const close = (drainMs = 0) => (closing ??= (async () => {
+    app.drain();
+    if (drainMs > 0) {
+      app.fastify.log.info({ drainMs }, 'draining: /readyz answers 503, connections are still accepted');
+      await new Promise((r) => setTimeout(r, drainMs));
+    }
+    // New connections are refused, idle ones closed, requests under way finish (one still arriving on
+    // an open connection is served, and its answer closes it) — within the grace period, after which
+    // the rest are cut.
     const grace = setTimeout(() => { for (const server of [app.https, plain]) server?.closeAllConnections(); }, config.shutdownGraceMs);
     const stopped = plain ? new Promise<void>((r) => plain.close(() => r())) : null;
     plain?.closeIdleConnections();
     await Promise.all([app.fastify.close(), stopped, jobs.stop()]);
     clearTimeout(grace);
+    // No request runs any more: what this instance still claims may be taken over at once.
+    await heartbeat.stop();
     await limiter?.close();
     await metrics?.close();
     unwatchPool();
@@ -87,12 +105,12 @@ export async function startServer(config: Config, database?: Database): Promise<
   return { app, database: db, tls, metrics, close };
 }
 
-/** Stops cleanly on SIGINT/SIGTERM. */
-export function closeOnSignals(running: Running): void {
+/** Stops cleanly on SIGINT/SIGTERM; SIGTERM (a service manager's, or an orchestrator's) drains for `drainMs` first. */
+export function closeOnSignals(running: Running, drainMs = 0): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       running.app.fastify.log.info({ signal }, 'shutting down');
-      void running.close().then(() => process.exit(0));
+      void running.close(signal === 'SIGTERM' ? drainMs : 0).then(() => process.exit(0));
     });
   }
 }

@@ -1,10 +1,10 @@
 // Where the client certificate comes from: the TLS handshake, or (only from a
 // trusted proxy on the plain-HTTP listener) a request header (spec §2.3).
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { type CertificateIdentity, headerIdentity, socketIdentity } from './certificate.ts';
-import { clientAddress, plainAddress, type Trust } from './forwarded.ts';
+import { clientAddress, type Trust } from './forwarded.ts';
+import { connectionAddress } from './peer.ts';
 
 export interface Presented {
   /** The certificate, or null when none (or an unreadable one) was presented. */
@@ -19,17 +19,9 @@ export interface ProxySettings {
   readonly header: string;
 }
 
-/** The peer's plain address, worked out once per connection (keep-alive connections carry many requests). */
-const peers = new WeakMap<Socket, string | null>();
-function peerOf(socket: Socket): string | null {
-  let remote = peers.get(socket);
-  if (remote === undefined) peers.set(socket, (remote = socket.remoteAddress ? plainAddress(socket.remoteAddress) : null));
-  return remote;
-}
-
 export function presented(req: IncomingMessage, proxy: ProxySettings | null): Presented {
   const socket = req.socket as TLSSocket;
-  const remote = peerOf(req.socket);
+  const remote = connectionAddress(req.socket);
   if (socket.encrypted) return { identity: socketIdentity(socket), ip: remote };
   if (!proxy || remote === null || !proxy.trusted(remote)) return { identity: null, ip: remote };
   const values = req.headersDistinct[proxy.header] ?? [];

@@ -22,6 +22,10 @@ export interface Claiming {
   readonly now: string;
   readonly leaseUntil: string;
   readonly expires: string;
+  /** The claiming process's id in the instances' heartbeat table (null: the claim lasts until its lease runs out). */
+  readonly instance: string | null;
+  /** A claim whose instance has not beaten since this moment (Unix ms) was left by a process that died. */
+  readonly staleBefore: number;
 }
 
 const same = (k: KeyOwner) => sql`client_id = ${k.clientId} AND user_id = ${k.userId} AND ${sql.ref('key')} = ${k.key}`;
@@ -30,14 +34,19 @@ interface HeldRow { verb: string; path: string; body_hash: string; status: numbe
 
 /**
  * Claims the key for this request ('claimed'), or answers what holds it. An expired
- * key is forgotten first; a claim whose lease ran out (its process died) is taken
- * over. 'gone': the key was let go meanwhile (PostgreSQL), ask again.
+ * key is forgotten first; a claim whose lease ran out, or whose instance stopped
+ * beating (its process died), is taken over. 'gone': the key was let go meanwhile
+ * (PostgreSQL), ask again.
+ *
+ * Nothing is written twice when a claim is taken over from a process that is in
+ * fact alive: its reply is kept in its write's transaction only while it still owns
+ * the claim (keepReply), so its write rolls back.
  */
 export async function claimKey(database: Database, k: KeyOwner, f: Fingerprint, c: Claiming): Promise<'claimed' | 'gone' | Held> {
   return database.transaction(async (db) => {
     await sql`DELETE FROM idempotency_keys WHERE ${same(k)} AND expires <= ${c.now}`.execute(db);
-    const inserted = await sql`INSERT INTO idempotency_keys (client_id, user_id, ${sql.ref('key')}, verb, path, body_hash, owner, locked_until, expires)
-      VALUES (${k.clientId}, ${k.userId}, ${k.key}, ${f.verb}, ${f.path}, ${f.bodyHash}, ${c.owner}, ${c.leaseUntil}, ${c.expires})
+    const inserted = await sql`INSERT INTO idempotency_keys (client_id, user_id, ${sql.ref('key')}, verb, path, body_hash, owner, locked_until, expires, instance)
+      VALUES (${k.clientId}, ${k.userId}, ${k.key}, ${f.verb}, ${f.path}, ${f.bodyHash}, ${c.owner}, ${c.leaseUntil}, ${c.expires}, ${c.instance})
       ON CONFLICT (client_id, user_id, ${sql.ref('key')}) DO NOTHING`.execute(db);
     if (Number(inserted.numAffectedRows ?? 0) === 1) return 'claimed';
     const { rows: [row] } = await sql<HeldRow>`SELECT verb, path, body_hash, status, answered, response FROM idempotency_keys
@@ -48,8 +57,9 @@ export async function claimKey(database: Database, k: KeyOwner, f: Fingerprint, 
       reply: row.status === null ? null : { status: Number(row.status), answered: Number(row.answered), response: row.response ?? '' },
     };
     if (held.reply || held.verb !== f.verb || held.path !== f.path || held.bodyHash !== f.bodyHash) return held;
-    const taken = await sql`UPDATE idempotency_keys SET owner = ${c.owner}, locked_until = ${c.leaseUntil}
-      WHERE ${same(k)} AND status IS NULL AND locked_until <= ${c.now}`.execute(db);
+    const taken = await sql`UPDATE idempotency_keys SET owner = ${c.owner}, locked_until = ${c.leaseUntil}, instance = ${c.instance}
+      WHERE ${same(k)} AND status IS NULL AND (locked_until <= ${c.now} OR (instance IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM instances i WHERE i.id = idempotency_keys.instance AND i.beat_at >= ${c.staleBefore})))`.execute(db);
     return Number(taken.numAffectedRows ?? 0) === 1 ? 'claimed' : held;
   });
 }

@@ -46,6 +46,7 @@ import * as reminderWalk from './migrations/0014_reminder_walk.ts';
 import * as schemaParts from './migrations/0015_schema_parts.ts';
 import * as assetchecks from './migrations/0016_assetchecks.ts';
 import * as portalSessions from './migrations/0017_portal_sessions.ts';
+import * as instances from './migrations/0018_instances.ts';
 
 export interface Migration {
   readonly name: string;
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0015_schema_parts', up: schemaParts.up },
   { name: '0016_assetchecks', up: assetchecks.up },
   { name: '0017_portal_sessions', up: portalSessions.up },
+  { name: '0018_instances', up: instances.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';
@@ -110,6 +112,16 @@ export async function runMigrations(db: Kysely<unknown>, migrations: readonly Mi
     more = step.more;
   }
   return applied;
+}
+
+/**
+ * The migrations of this version the database has not applied (readiness). Ones it does
+ * not know are no concern here: a newer version may have migrated during a rolling upgrade.
+ */
+export async function missingMigrations<T>(db: Kysely<T>): Promise<string[]> {
+  const untyped = db as unknown as Kysely<unknown>;
+  const applied = new Set(await appliedNames(untyped, forEngine(untyped, { sqlite, postgres })));
+  return MIGRATIONS.filter((m) => !applied.has(m.name)).map((m) => m.name);
 }
 
 interface Engine {

@@ -8,7 +8,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import type { Trust } from '../auth/forwarded.ts';
-import { plainAddress } from '../auth/forwarded.ts';
+import { connectionAddress } from '../auth/peer.ts';
 
 export interface ConnectionLimits {
   /** A TLS handshake not finished this long after the connection opened ends it. */
@@ -63,7 +63,8 @@ export function guardConnections(server: HttpServer, limits: ConnectionLimits, e
   }
 
   server.on('connection', (socket: Socket) => {
-    const address = plainAddress(socket.remoteAddress ?? '') ?? 'unknown';
+    // The client's, when a PROXY header gave it (http/proxy-listener.ts): clients behind a balancer are capped each on their own.
+    const address = connectionAddress(socket) ?? 'unknown';
     const mine = (perAddress.get(address) ?? 0) + 1;
     const capped = !exempt?.(address);
     if (open >= limits.maxConnections || (capped && mine > limits.maxPerAddress)) {

@@ -12,6 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database, Db } from '../db/database.ts';
 import { claimKey, type Fingerprint, type KeptReply, type KeyOwner, keepReply, releaseKey } from '../db/idempotency.ts';
+import { INSTANCE_STALE_MS } from '../db/instances.ts';
 import { idempotencyInFlight, idempotencyMismatch, invalidValue } from '../errors.ts';
 import { formatDatetime } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
@@ -20,7 +21,10 @@ import type { Reply } from '../engine/types.ts';
 /** 1–255 printable ASCII characters. */
 const KEY = /^[\x20-\x7e]{1,255}$/;
 const DAY_MS = 86_400_000;
-/** A claim whose request outlives this (no request may: see connections.ts) was left by a process that died. */
+/**
+ * A claim whose request outlives this (no request may: see connections.ts) was left by a process that died.
+ * A serving instance's claims carry its heartbeat too, and are taken over once it stops beating (db/instances.ts).
+ */
 const LEASE_MS = 5 * 60_000;
 const POLL_MS = 25;
 
@@ -46,7 +50,7 @@ export interface KeyedRequest {
 }
 
 /** Claims the key, or answers with the reply it holds; waits up to `waitMs` for a request still running with it. */
-export async function beginKeyed(database: Database, r: KeyedRequest, waitMs: number): Promise<Begun> {
+export async function beginKeyed(database: Database, r: KeyedRequest, waitMs: number, instance: string | null = null): Promise<Begun> {
   const owner: KeyOwner = { clientId: r.principal.clientId ?? 0, userId: r.principal.session?.userId ?? 0, key: r.key };
   const f: Fingerprint = { verb: r.verb, path: r.path, bodyHash: createHash('sha256').update(`${r.bodyKind}\n`).update(r.body).digest('hex') };
   const token = randomBytes(12).toString('hex');
@@ -56,6 +60,7 @@ export async function beginKeyed(database: Database, r: KeyedRequest, waitMs: nu
     const held = await claimKey(database, owner, f, {
       owner: token, now: formatDatetime(new Date(now)), leaseUntil: formatDatetime(new Date(now + LEASE_MS)),
       expires: formatDatetime(new Date(r.now.getTime() + DAY_MS)),
+      instance, staleBefore: Date.now() - INSTANCE_STALE_MS,
     });
     if (held === 'claimed') return { kind: 'claimed', claim: new Claim(database, owner, token) };
     if (held === 'gone') continue;

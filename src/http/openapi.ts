@@ -68,12 +68,14 @@ function servicePaths(ctx: DocContext): Record<string, Schema> {
     id, summary, tag: 'service', caller: 'anyone', errors: { 431: ['too_long'] },
     raw: { description: summary, content: { 'application/json': { schema } } },
   }) });
-  const ready = get('getReadiness', 'Readiness: the database answers', status('ok'));
+  const ready = get('getReadiness', 'Readiness: the primary database answers, the migrations are applied, the instance is not shutting down',
+    status('ok'));
   (ready.get as { responses: Schema }).responses['503'] = {
-    description: 'The database does not answer', content: { 'application/json': { schema: status('unavailable') } },
+    description: 'Not ready: the database does not answer, migrations are missing, or the instance is shutting down (and draining)',
+    content: { 'application/json': { schema: strict({ status: { const: 'unavailable' }, reason: { type: 'string', description: 'Why, in words.' } }) } },
   };
   return {
-    '/healthz': get('getHealth', 'Liveness: the process answers', status('ok')),
+    '/healthz': get('getHealth', 'Liveness: the process answers (also while it shuts down)', status('ok')),
     '/readyz': ready,
     '/openapi.json': get('getOpenApiDocument', 'This document', { type: 'object' }),
   };

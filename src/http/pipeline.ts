@@ -57,6 +57,8 @@ export interface ApiDeps {
   readonly rateLimiter: RateLimiter | null;
   /** How long a request waits for another still running with its Idempotency-Key before it is refused (409). */
   readonly idempotencyWaitMs: number;
+  /** This process's id in the instances' heartbeat table, carried by its Idempotency-Key claims; null when it keeps none. */
+  readonly instance: string | null;
 }
 
 export interface ApiResult {
@@ -120,7 +122,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const key = verb !== 'GET' && !endpoint.streamsBody && !endpoint.sessionless ? readKey(req.headersDistinct['idempotency-key']) : null;
     if (key) {
       const keyed = { key, principal, verb, path: normalPath(path), bodyKind: csv ? 'csv' : 'json', body: raw, now };
-      const begun = await beginKeyed(deps.database, keyed, deps.idempotencyWaitMs);
+      const begun = await beginKeyed(deps.database, keyed, deps.idempotencyWaitMs, deps.instance);
       if (begun.kind === 'replay') {
         const { status, answered, response } = begun.reply;
         return { status, headers: merged(limits, REPLAYED, JSON_TYPE), body: successBody(merged(block, { timestamp: answered }), response) };

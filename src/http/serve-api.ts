@@ -10,25 +10,16 @@ import { merged } from '../model/merged.ts';
 import { observe } from './observe.ts';
 import { type ApiDeps, type ApiResult, handleApi } from './pipeline.ts';
 
-/** What Fastify answers a request that arrives while the server closes (return503OnClosing), answered alike. */
-const CLOSING = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}';
-
 export interface ApiListener {
   readonly deps: ApiDeps;
   readonly log: FastifyBaseLogger;
   nextId(): string;
-  /** The server is closing: a request still arriving on an open connection gets 503 and the connection ends. */
-  closing(): boolean;
 }
 
 export function apiListener(o: ApiListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const reqId = o.nextId();
     observe(req, res, reqId, o.log);
-    if (o.closing()) {
-      res.writeHead(503, { 'content-type': 'application/json', 'content-length': String(CLOSING.length), connection: 'close' }).end(CLOSING);
-      return;
-    }
     handleApi(o.deps, req, o.log, reqId).then((result) => send(res, result, o.log, reqId), (err: unknown) => {
       // (The pipeline answers its own failures; this is a failure to write the answer.)
       o.log.error({ err, reqId }, 'answer not sent');

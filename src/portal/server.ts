@@ -14,7 +14,7 @@ import { brandCss } from './brand-css.ts';
 import type { EngineDeps } from './engine.ts';
 import { registerPages } from './pages/index.ts';
 import { notFoundPage, render } from './render.ts';
-import { type Visit, visitOf } from './visit.ts';
+import { type Visit, visitOf, visitorAddress } from './visit.ts';
 import { formTokenMatches, sameOrigin, SECURITY_HEADERS } from './web.ts';
 
 declare module 'fastify' {
@@ -77,7 +77,7 @@ export async function buildPortal(o: PortalOptions): Promise<Portal> {
     const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
     if (status >= 500) req.log.error({ err: error, reference: req.id }, 'portal request failed');
     const message = status >= 500 ? `Internal error, reference ${req.id}` : 'The request could not be read.';
-    return render(reply, req.visit ?? { brand: null, ip: req.ip, principal: null, token: null, companyName: null }, 'error', 'Not done', 'error',
+    return render(reply, req.visit ?? { brand: null, ip: visitorAddress(req), principal: null, token: null, companyName: null }, 'error', 'Not done', 'error',
       { heading: 'Not done', message }, status);
   });
   fastify.setNotFoundHandler(async (req, reply) => notFoundPage(reply, req.visit));

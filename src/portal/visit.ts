@@ -3,6 +3,7 @@
 // the API resumes a session (expiry moved, level and scope read afresh).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Brand, brandOf } from '../admin/branding.ts';
+import { connectionAddress } from '../auth/peer.ts';
 import { resumePortalSession } from '../auth/sessions.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../model/principal.ts';
@@ -32,12 +33,15 @@ export async function visitOf(deps: EngineDeps, req: FastifyRequest): Promise<Vi
   }
   let companyName = brand?.name ?? null;
   if (principal && !companyName) {
-    const { response } = await ask<{ name: string | null }[]>(deps, { principal, ip: req.ip },
+    const { response } = await ask<{ name: string | null }[]>(deps, { principal, ip: visitorAddress(req) },
       { verb: 'GET', endpoint: 'companies', filters: [['id=', String(principal.companyId)]] });
     companyName = response[0]?.name ?? null;
   }
-  return { brand, ip: req.ip, principal, token: principal ? token : null, companyName };
+  return { brand, ip: visitorAddress(req), principal, token: principal ? token : null, companyName };
 }
+
+/** The visitor's address: the connection's, or the client's a PROXY header gave (PROXY_PROTOCOL_FROM). */
+export const visitorAddress = (req: FastifyRequest): string => connectionAddress(req.raw.socket) ?? req.ip;
 
 /** The signed-in user as the engine's asker; a visitor without a session is sent to sign in. */
 export function signedIn(visit: Visit, reply: FastifyReply): Asker | null {

@@ -84,7 +84,7 @@ export class TestClock implements Clock {
   set(d: Date): void { this.t = d.getTime(); }
 }
 
-const SERVER_CERT = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
+export const SERVER_CERT = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
 
 export interface Service {
   readonly kind: DbKind;

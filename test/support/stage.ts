@@ -38,7 +38,7 @@ const SERVER_TIMEOUT_MS = 60_000;
 /** Settings a developer's shell may carry that would leak into the processes under test. */
 const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
   'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME', 'RATE_LIMIT', 'RATE_LIMIT_BURST', 'SHUTDOWN_GRACE_MS',
-  'METRICS_PORT', 'METRICS_HOST', 'PORTAL_PORT'];
+  'METRICS_PORT', 'METRICS_HOST', 'PORTAL_PORT', 'SHUTDOWN_DRAIN_MS', 'PROXY_PROTOCOL_FROM'];
 
 /** This process's environment without the settings a developer's shell may carry, and then `settings`. */
 export function cleanEnv(settings: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -123,7 +123,8 @@ export async function createStage(kind: DbKind, dirPrefix = 'asset-tracker-cli-'
     databaseUrl = pgUrl(dbName);
   }
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
-    cleanEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORTAL_PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra });
+    // No drain on SIGTERM unless a test asks for one: no balancer watches these servers.
+    cleanEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORTAL_PORT: '0', SHUTDOWN_DRAIN_MS: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra });
   return {
     kind, dir, dataDir, databaseUrl, env,
     cli: (...args) => runCli(args, env()),
