@@ -35,9 +35,10 @@ async function rateLimiterFor(config: Config, database: Database, onError: (err:
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 export async function startServer(config: Config, database?: Database): Promise<Running> {
-  const db = database ?? (await openMigrated(config));
-  const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
   let log: FastifyBaseLogger | null = null;
+  const db = database ?? (await openMigrated(config, true,
+    (err) => log?.warn({ err }, 'read positions could not be kept in Redis; reads go to the primary meanwhile')));
+  const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
   const limiter = await rateLimiterFor(config, db,
     (err) => log?.warn({ err }, 'rate limit counters could not be reconciled; each instance limits alone meanwhile'));
   const app = await buildApp({
