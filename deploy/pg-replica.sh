@@ -72,7 +72,7 @@ create() {
   printf 'hot_standby = on\nhot_standby_feedback = on\n' >"/etc/postgresql/$PG_VERSION/$REPLICA_CLUSTER/conf.d/replica.conf"
   # (Without the lock: the server would hold it for as long as it runs.)
   pg_ctlcluster --skip-systemctl-redirect "$PG_VERSION" "$REPLICA_CLUSTER" start 9>&-
-  for _ in $(seq 1 60); do running && break; sleep 0.5; done
+  for _ in $(seq 1 240); do running && break; sleep 0.5; done
   if ! running; then echo "the replica did not start; see /var/log/postgresql/postgresql-$PG_VERSION-$REPLICA_CLUSTER.log" >&2; exit 1; fi
   url
 }

@@ -9,6 +9,8 @@ import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { buildApp, type App } from '../../src/app.ts';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { dbReads } from '../../src/metrics.ts';
+import { redisReadPositions } from '../../src/db/redis-positions.ts';
+import type { ReadPositionsFactory } from '../../src/db/replica.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { expectOk, type Inserted, type Place } from '../support/api.ts';
 import { selfSigned } from '../support/certs.ts';
@@ -17,6 +19,7 @@ import { DB_KINDS, freshDatabase, type FreshDatabase, TestClock } from '../suppo
 import { useReplica, type TestReplica } from '../support/replica.ts';
 import { eventually } from '../support/wait.ts';
 
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SERVER = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
 
 /** Statements run for GET requests so far, by pool. */
@@ -49,9 +52,9 @@ if (DB_KINDS.includes('postgres')) {
     const apps: { app: App; store: Database; clients: TestClient[] }[] = [];
 
     /** A service whose GETs may read the replica, with this READ_MAX_LAG; `a` and `b` are two certificates of one company. */
-    async function service(maxLagMs: number) {
+    async function service(maxLagMs: number, positions?: ReadPositionsFactory) {
       const store = openDatabase({ url: fresh.url, dataDir: tmpdir(), poolSize: 4,
-        replica: { url: replica!.url(database), maxLagMs, poolSize: 3, checkEveryMs: 100 } });
+        replica: { url: replica!.url(database), maxLagMs, poolSize: 3, checkEveryMs: 100, positions } });
       const app = await buildApp({ database: store, clock: new TestClock(), tls: { key: SERVER.keyPem, cert: SERVER.certPem },
         baseUrl: 'https://localhost:8443', logLevel: 'silent' });
       await new Promise<void>((r) => app.https.listen(0, '127.0.0.1', () => r()));
@@ -66,6 +69,9 @@ if (DB_KINDS.includes('postgres')) {
 
     /** Waits until the replica has replayed everything the primary has written so far. */
     async function caughtUp(): Promise<void> {
+      // A commit record first: the primary's position then ends a record the replica replays (after a WAL switch and
+      // nothing since, the primary's position is the next segment's start, which no replay reaches).
+      await primaryQuery('SELECT txid_current()');
       const lsn = (await primaryQuery<{ lsn: string }>('SELECT CAST(pg_current_wal_lsn() - \'0/0\' AS text) AS lsn'))[0]!.lsn;
       const replayed = await eventually(async () => Number((await replica!.query<{ r: string }>(
         'SELECT CAST(pg_last_wal_replay_lsn() - \'0/0\' AS text) AS r'))[0]!.r), (r) => r >= Number(lsn), 60_000);
@@ -137,6 +143,31 @@ if (DB_KINDS.includes('postgres')) {
       assert.equal(both.primary, 0, 'both read the replica once it replayed the write');
     });
 
+    it('with the positions in Redis (REDIS_URL), a caller still reads its own write at once', async (t) => {
+      if (!replica) { t.skip('no replica'); return; }
+      let positions: ReadPositionsFactory;
+      try {
+        positions = await redisReadPositions(REDIS_URL, () => {});
+      } catch {
+        t.skip(`no Redis at ${REDIS_URL}`);
+        return;
+      }
+      const svc = await service(60_000, positions);
+      const a = svc.client(certA);
+      const b = svc.client(certB);
+      await caughtUp();
+      await replica.query('SELECT pg_wal_replay_pause()');
+      try {
+        expectOk<Inserted>(await a.put('/3.0/departments', { description: 'Redis lab' }), 201);
+        const own = await served(async () => assert.ok((await descriptions(a)).includes('Redis lab')));
+        assert.equal(own.replica, 0, 'read from the primary');
+        const other = await served(async () => assert.ok(!(await descriptions(b)).includes('Redis lab')));
+        assert.equal(other.primary, 0, 'read from the replica');
+      } finally {
+        await replica.query('SELECT pg_wal_replay_resume()');
+      }
+    });
+
     it('a replica lagging more than READ_MAX_LAG sends every read to the primary, and gets them back once it catches up', async (t) => {
       if (!replica) { t.skip('no replica'); return; }
       const svc = await service(1000);
@@ -159,7 +190,7 @@ if (DB_KINDS.includes('postgres')) {
     });
 
     it('a stopped replica: every GET is still answered, from the primary, and the replica serves again once it is back', async (t) => {
-      if (!replica?.owned) { t.skip('the replica is not this run\'s to stop'); return; }
+      if (!replica?.controllable) { t.skip('the replica is not this machine\'s to stop'); return; }
       const svc = await service(60_000);
       const a = svc.client(certA);
       const b = svc.client(certB);

@@ -17,11 +17,13 @@ export interface TestReplica {
   url(database: string): string;
   /** Runs a statement on the replica (as the test user, who is a superuser). */
   query<R>(text: string): Promise<R[]>;
-  /** Stops and starts the replica's server (only for a replica made here). */
+  /** Stops and starts the replica's server (a local cluster made by the script: `controllable`). */
   stop(): Promise<void>;
   start(): Promise<void>;
-  /** Whether it was made here (and so may be stopped and is removed by release). */
+  /** Whether it was made here (and so is removed by release). */
   readonly owned: boolean;
+  /** Whether it is this machine's cluster made by deploy/pg-replica.sh, which the tests may stop and start. */
+  readonly controllable: boolean;
   release(): Promise<void>;
 }
 
@@ -34,7 +36,8 @@ async function script(command: string): Promise<string | null> {
 }
 
 export async function useReplica(): Promise<TestReplica | null> {
-  let base = process.env.TEST_PG_REPLICA_URL ?? (await script('status'));
+  const local = await script('status');
+  let base = process.env.TEST_PG_REPLICA_URL ?? local;
   let owned = false;
   if (!base) {
     base = await script('create');
@@ -57,6 +60,7 @@ export async function useReplica(): Promise<TestReplica | null> {
   return {
     url,
     owned,
+    controllable: owned || local !== null,
     async query<R>(text: string) {
       const client = new pg.Client({ connectionString: url('postgres'), connectionTimeoutMillis: 2000 });
       await client.connect();
