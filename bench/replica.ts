@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { Check } from './checks.ts';
-import { PAGE_SIZE, PG_ADMIN_URL, PG_DATABASE, ROWS, say, TLS_FILES, UPDATE_ITERATIONS, UPDATE_ROWS, UPDATE_WARMUPS } from './config.ts';
+import { PAGE_SIZE, PG_ADMIN_URL, ROWS, say, TLS_FILES, UPDATE_ITERATIONS, UPDATE_ROWS, UPDATE_WARMUPS } from './config.ts';
 import { type Loader, measureServer, type Row } from './measure.ts';
 import { ms, printColumns } from './report-format.ts';
 import type { SequentialJob } from './sequential.ts';
@@ -17,6 +17,8 @@ import { announce, getLoader, loadText, service, W6_BODIES } from './workloads.t
 
 const run = promisify(execFile);
 const SCRIPT = join('deploy', 'pg-replica.sh');
+/** A database of its own: the other parts' may be in use by another run on the same server. */
+const PG_DATABASE = 'asset_tracker_bench_replica';
 
 export interface ReplicaRun {
   readonly w1: { readonly primary: Row; readonly replica: Row };
@@ -85,7 +87,7 @@ export async function runReplica(certPem: string, today: string): Promise<Replic
     say('read replica: skipped (deploy/pg-replica.sh create needs root and PostgreSQL\'s cluster tools on this machine)');
     return null;
   }
-  const url = await createPgDatabase();
+  const url = await createPgDatabase(PG_DATABASE);
   const primary = new pg.Client({ connectionString: url });
   const replica = new pg.Client({ connectionString: withPort(base, PG_DATABASE) });
   try {
@@ -129,7 +131,7 @@ export async function runReplica(certPem: string, today: string): Promise<Replic
   } finally {
     await replica.end().catch(() => {});
     await primary.end().catch(() => {});
-    await dropPgDatabase();
+    await dropPgDatabase(PG_DATABASE);
     if (!existing) await script('remove');
   }
 }
