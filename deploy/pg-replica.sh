@@ -28,7 +28,10 @@ replica() { psql -h 127.0.0.1 -p "$REPLICA_PORT" -U "$REPLICATION_USER" -d postg
 url() { echo "postgres://$REPLICATION_USER@127.0.0.1:$REPLICA_PORT"; }
 exists() { pg_lsclusters -h | awk -v v="$PG_VERSION" -v c="$REPLICA_CLUSTER" '$1 == v && $2 == c { found = 1 } END { exit !found }'; }
 
-running() { [ "$(replica 'SELECT pg_is_in_recovery()')" = "t" ]; }
+# A standby that streams from the primary (one cut off from it, or past the WAL the primary keeps, does not).
+running() { [ "$(replica 'SELECT pg_is_in_recovery() AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = '"'"'streaming'"'"')')" = "t" ]; }
+SLOT="asset_tracker_${REPLICA_CLUSTER//[^a-z0-9_]/_}"
+drop_slot() { primary "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$SLOT' AND NOT active" >/dev/null; }
 
 allow_replication() {
   local hba
@@ -64,8 +67,12 @@ create() {
   pg_createcluster "$PG_VERSION" "$REPLICA_CLUSTER" --port "$REPLICA_PORT" >/dev/null
   local data="/var/lib/postgresql/$PG_VERSION/$REPLICA_CLUSTER"
   find "$data" -mindepth 1 -delete
-  # -R writes standby.signal and primary_conninfo; -X stream copies the WAL the backup needs.
-  runuser -u postgres -- pg_basebackup -h "$PRIMARY_HOST" -p "$PRIMARY_PORT" -U "$REPLICATION_USER" -D "$data" -R -X stream -c fast
+  # -R writes standby.signal and primary_conninfo; -X stream copies the WAL the backup needs; the slot (-C -S)
+  # keeps the primary's WAL until the replica has it, so a replica stopped for a while catches up
+  # (remove drops it: a slot without its replica would keep WAL forever).
+  drop_slot
+  runuser -u postgres -- pg_basebackup -h "$PRIMARY_HOST" -p "$PRIMARY_PORT" -U "$REPLICATION_USER" -D "$data" -R -X stream -c fast \
+    -C -S "$SLOT"
   # The replica is a copy of the primary: the same clients may connect the same way.
   cp "$(primary 'SHOW hba_file')" "/etc/postgresql/$PG_VERSION/$REPLICA_CLUSTER/pg_hba.conf"
   # Queries on the replica then hold back the primary's cleanup instead of being cancelled by it.
@@ -79,6 +86,7 @@ create() {
 
 remove() {
   if exists; then pg_dropcluster --stop "$PG_VERSION" "$REPLICA_CLUSTER"; fi
+  drop_slot
   disallow_replication
 }
 

@@ -53,8 +53,10 @@ const REPLAY_FRESH_MS = 5;
 const FORGET_MS = 600_000;
 
 // A position is bytes into the WAL: 2^53 bytes (8 PiB) of WAL before a number loses precision.
+// A standby whose WAL receiver is not running (cut off from the primary, or past what the primary
+// still keeps) cannot know what it misses: it counts as lagging since its last replayed commit.
 const STATE = `SELECT pg_is_in_recovery() AS recovering, CAST(pg_last_wal_replay_lsn() - '0/0' AS float8) AS replayed,
-  CASE WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
+  CASE WHEN EXISTS (SELECT 1 FROM pg_stat_wal_receiver) AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
     ELSE GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000) END AS lag_ms`;
 const REPLAYED = `SELECT pg_is_in_recovery() AS recovering, CAST(pg_last_wal_replay_lsn() - '0/0' AS float8) AS replayed`;
 const PRIMARY_POSITION = `SELECT CAST(pg_current_wal_insert_lsn() - '0/0' AS float8) AS lsn`;
