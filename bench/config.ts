@@ -19,6 +19,9 @@ export const ROWS = int(['BENCH_ROWS', 'BENCH_ASSETS'], 100_000);
 /** Assets the CSV export streams, in one company of a store of their own (EXPORT_DIR). */
 export const EXPORT_ROWS = int(['BENCH_EXPORT_ROWS'], 1_000_000);
 export const WITH_PG = process.env.BENCH_PG === '1';
+/** BENCH_ONLY=replica runs only the read replica's part (with BENCH_PG=1). */
+export const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== '' && ONLY !== 'replica') throw new Error(`BENCH_ONLY must be replica (got "${ONLY}")`);
 export type Engine = 'sqlite' | 'postgres';
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 export const PG_DATABASE = 'asset_tracker_bench';

@@ -8,6 +8,8 @@ import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/connect
 export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /** A streaming replica for GET requests (PostgreSQL only), and how far behind it may be before reads go to the primary. */
+  readonly readReplica: { readonly url: string; readonly maxLagMs: number } | null;
   readonly host: string;
   readonly port: number;
   readonly baseUrl: string;
@@ -98,6 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
   const port = int('PORT', 8443, 0, 65535);
   const databaseUrl = str('DATABASE_URL');
   if (databaseUrl && !/^(postgres(ql)?:\/\/|sqlite:)/.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// (or sqlite:<file>)');
+  const readUrl = str('DATABASE_READ_URL');
+  if (readUrl && !/^postgres(ql)?:\/\//.test(readUrl)) problems.push('DATABASE_READ_URL must start with postgres://');
+  else if (readUrl && !/^postgres(ql)?:\/\//.test(databaseUrl ?? '')) {
+    problems.push('DATABASE_READ_URL needs DATABASE_URL to be a postgres:// URL: the embedded SQLite database has no read replicas');
+  }
+  const readMaxLagMs = duration('READ_MAX_LAG', 5000);
   const tlsCertFile = str('TLS_CERT_FILE');
   const tlsKeyFile = str('TLS_KEY_FILE');
   if (!tlsCertFile !== !tlsKeyFile) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
@@ -138,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
   const config: Config = {
     dataDir: resolve(str('DATA_DIR') ?? './data'),
     databaseUrl,
+    readReplica: readUrl ? { url: readUrl, maxLagMs: readMaxLagMs } : null,
     host: str('HOST') ?? defaultHost,
     port,
     baseUrl,

@@ -79,6 +79,19 @@ poolGauge('asset_tracker_db_pool_idle', 'Open database connections not in use', 
 poolGauge('asset_tracker_db_pool_max', 'Most connections the pool opens (DB_POOL_SIZE; SQLite: its one writer)', (s) => s.max);
 poolGauge('asset_tracker_db_pool_waiting', 'Callers waiting for a database connection', (s) => s.waiting);
 
+// The read replica (db/replica.ts).
+
+export const dbReads = new Counter({
+  name: 'asset_tracker_db_reads_total', help: 'Statements run for GET requests, by the pool that ran them (primary, replica)',
+  labelNames: ['pool'] as const, registers,
+});
+export const replicaLag = new Gauge({
+  name: 'asset_tracker_replica_lag_seconds', help: 'How far the read replica\'s replay is behind (0 when it has replayed all it received), at its last check', registers,
+});
+export const replicaUsable = new Gauge({
+  name: 'asset_tracker_replica_usable', help: '1 while GET requests may read the replica (reachable, lag within READ_MAX_LAG), else 0', registers,
+});
+
 // Connection limits (http/connections.ts keeps the tallies; they are read when scraped).
 
 /** What the connection limits have closed so far on a listener, by reason (http/connections.ts counts them). */

@@ -41,9 +41,10 @@ async function rateLimiterFor(config: Config, database: Database, onError: (err:
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 export async function startServer(config: Config, database?: Database): Promise<Running> {
-  const db = database ?? (await openMigrated(config));
-  const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
   let log: FastifyBaseLogger | null = null;
+  const db = database ?? (await openMigrated(config, true,
+    (err) => log?.warn({ err }, 'read positions could not be kept in Redis; reads go to the primary meanwhile')));
+  const tls = serverTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, dataDir: config.dataDir });
   // Beating before the first request: the Idempotency-Key claims of this instance carry its id.
   const heartbeat = new Heartbeat(db, (err) => log?.warn({ err }, 'the instance heartbeat could not be written'));
   await heartbeat.start();

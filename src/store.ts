@@ -3,6 +3,7 @@
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { redisReadPositions } from './db/redis-positions.ts';
 import { installEventTriggers } from './events/triggers.ts';
 import { createRegistry } from './resources/registry.ts';
 
@@ -13,9 +14,16 @@ export async function prepareStore(database: Database): Promise<string[]> {
   return applied;
 }
 
-/** Opens the configured store and makes it ready (the server, and every CLI command that needs the store). */
-export async function openMigrated(config: Config): Promise<Database> {
-  const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+/**
+ * Opens the configured store and makes it ready (the server, and every CLI command that needs the store).
+ * `serving`: with the read replica, when one is configured (the server's GET requests read it).
+ */
+export async function openMigrated(config: Config, serving = false, onError: (e: unknown) => void = () => {}): Promise<Database> {
+  const r = serving ? config.readReplica : null;
+  const replica = r ? {
+    ...r, poolSize: config.dbPoolSize, positions: config.redisUrl ? await redisReadPositions(config.redisUrl, onError) : undefined,
+  } : undefined;
+  const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, replica });
   await prepareStore(database);
   return database;
 }

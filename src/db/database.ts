@@ -4,6 +4,7 @@ import { type Changes, listenPostgres } from './changes.ts';
 import type { SqlDialect } from '../model/dialect.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
 import { immediateTransaction, openSqlite, sqliteHooks } from './sqlite.ts';
+import { openReadRouting, type ReadRouting, type ReplicaOptions } from './replica.ts';
 import { bind, compiledQuery, type Statement, StatementCache, type Values } from './statements.ts';
 import type { PoolStats } from '../metrics.ts';
 import type { Tables } from './tables.ts';
@@ -33,6 +34,8 @@ export interface Database {
    * SQLite's one writer is taken a slice at a time anyway. Closing it closes nothing.
    */
   readonly forBackground: () => Database;
+  /** Where GET requests read when a read replica is configured (PostgreSQL); absent without one. */
+  readonly reads?: ReadRouting;
   readonly close: () => Promise<void>;
 }
 
@@ -45,6 +48,8 @@ export interface DatabaseOptions {
   readonly statementCacheSize?: number;
   /** Rebuild every cached statement on use and fail when its shape key was not enough (tests). */
   readonly verifyStatements?: boolean;
+  /** A streaming replica for GET requests (PostgreSQL only). */
+  readonly replica?: ReplicaOptions | undefined;
 }
 
 /** Runs a compiled statement on a connection or in a transaction. */
@@ -79,8 +84,14 @@ export function openDatabase(o: DatabaseOptions): Database {
       close,
     });
     const background = on(backgroundDb, postgres.readBackground, async () => {});
-    return on(db, postgres.read, async () => { await changes.close(); await backgroundDb.destroy(); await db.destroy(); });
+    const primary = on(db, postgres.read, async () => {
+      await reads?.close();
+      await changes.close(); await backgroundDb.destroy(); await db.destroy();
+    });
+    const reads: ReadRouting | undefined = o.replica ? openReadRouting(primary, postgres.pool, o.replica) : undefined;
+    return reads ? { ...primary, reads } : primary;
   }
+  if (o.replica) throw new Error('a read replica needs PostgreSQL (DATABASE_URL=postgres://…); SQLite has none');
   const file = sqliteFile(o);
   const sqlite = openSqlite(file);
   const db = new Kysely<Tables>({ dialect: sqlite.dialect });

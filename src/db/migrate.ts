@@ -47,6 +47,7 @@ import * as schemaParts from './migrations/0015_schema_parts.ts';
 import * as assetchecks from './migrations/0016_assetchecks.ts';
 import * as portalSessions from './migrations/0017_portal_sessions.ts';
 import * as instances from './migrations/0018_instances.ts';
+import * as readPositions from './migrations/0019_read_positions.ts';
 
 export interface Migration {
   readonly name: string;
@@ -74,6 +75,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0016_assetchecks', up: assetchecks.up },
   { name: '0017_portal_sessions', up: portalSessions.up },
   { name: '0018_instances', up: instances.up },
+  { name: '0019_read_positions', up: readPositions.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

@@ -149,6 +149,8 @@ export interface PostgresConnections {
    */
   readonly background: PostgresDialect;
   readonly backgroundShare: number;
+  /** The pool itself (every statement named), for a read replica's fallback to the primary. */
+  readonly pool: PostgresPool;
   /** Reads outside transactions straight from the pool (a named statement, no query builder). */
   readonly read: (text: string, params: readonly unknown[]) => Promise<unknown[]>;
   readonly readBackground: (text: string, params: readonly unknown[]) => Promise<unknown[]>;
@@ -156,10 +158,12 @@ export interface PostgresConnections {
   readonly stats: () => PoolStats;
 }
 
-export function openPostgres(connectionString: string, max = 10): PostgresConnections {
+/** `connectTimeoutMs`: how long opening a connection may take (default: no limit). */
+export function openPostgres(connectionString: string, max = 10, connectTimeoutMs = 0): PostgresConnections {
   const pool = new pg.Pool({
     connectionString,
     max,
+    connectionTimeoutMillis: connectTimeoutMs,
     types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? (pg.types.getTypeParser(oid, format as 'text') as (v: string) => unknown)) as typeof pg.types.getTypeParser },
   });
   // An idle connection the server ends (restart, pg_terminate_backend, DROP … FORCE) is
@@ -175,12 +179,13 @@ export function openPostgres(connectionString: string, max = 10): PostgresConnec
     stats: () => ({ engine: 'postgres', size: pool.totalCount, idle: pool.idleCount, max, waiting: pool.waitingCount }),
     background: new PostgresDialect({ pool: backgroundPool }),
     backgroundShare: share,
+    pool: named,
     read: (text, params) => readOn(named, text, params),
     readBackground: (text, params) => readOn(backgroundPool, text, params),
   };
 }
 
-async function readOn(pool: PostgresPool, text: string, params: readonly unknown[]): Promise<unknown[]> {
+export async function readOn(pool: PostgresPool, text: string, params: readonly unknown[]): Promise<unknown[]> {
   const client = await pool.connect();
   try {
     return (await client.query(text, params)).rows;

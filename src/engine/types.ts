@@ -189,6 +189,8 @@ export interface Endpoint {
   readonly sessionless?: boolean;
   /** PUT takes a CSV import (spec §14.4). */
   readonly csvImport?: boolean;
+  /** Its GET reads the primary even when a read replica is configured. */
+  readonly readsPrimary?: boolean;
   /** Replaces the level check of `access` (login needs an impersonation certificate instead). */
   authorize?(p: Principal, verb: Verb): void;
 }

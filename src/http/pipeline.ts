@@ -129,11 +129,13 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       }
       claim = begun.claim;
     }
+    const database = deps.database.reads && verb === 'GET' && !endpoint.readsPrimary && !conditional(req)
+      ? await deps.database.reads.forRead(principalKey(principal)) : deps.database;
     const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');
     let parsed: { value: JsonValue | undefined } | null = null;
     const call: Call = {
       ctx: {
-        database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
+        database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
         principal, ip, blobs: deps.blobs, seal: claim?.sealer(block.timestamp),
       },
       verb, segments: path.segments, query: path.query, orderHeader, accept: req.headers.accept, stream: req,
@@ -144,6 +146,8 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       ifMatch: req.headersDistinct['if-match']?.join(','),
     };
     const reply = await handler(call);
+    // Before the answer: the caller's next GET, on any instance, must see this write.
+    if (verb !== 'GET' && !call.dryRun) await deps.database.reads?.wrote(principalKey(principal));
     if (reply.file) return { status: 200, headers: merged(limits, reply.file.headers), body: reply.file.stream };
     const headers: Record<string, string> = Object.assign({}, limits);
     if (verb === 'GET') {
@@ -160,6 +164,11 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     await claim?.release().catch((err: unknown) => log.error({ err, reference: requestId }, 'idempotency key not released'));
   }
 }
+
+/** Whose writes a read must not be older than: the certificate, and the session's user. */
+const principalKey = (p: Principal) => (p.session ? `${p.clientId}:${p.session.userId}` : `${p.clientId}`);
+/** A conditional GET is answered from the primary, as every precondition is checked there. */
+const conditional = (req: IncomingMessage) => req.headers['if-none-match'] !== undefined || req.headers['if-match'] !== undefined;
 
 /**
  * The path as the endpoint reads it: `/3.0/assets/id=3` however many empty segments it was sent with, and the query's

@@ -75,7 +75,8 @@ function cursorOf(conditions: readonly Condition[]): { n: number; text: string }
 /** GET changes: a list like any other, refused with 410 when its cursor is below what was pruned. */
 export function changesEndpoint(res: Resource): Endpoint {
   const { def } = res;
-  return resourceEndpoint(res, {
+  // The feed reads the primary even with a read replica: the rule that no reader sees a larger seq before a smaller one commits is kept there.
+  const endpoint = resourceEndpoint(res, {
     async GET(c) {
       const query = parseQuery(def, 'GET', c, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
       const cursor = cursorOf(query.conditions);
@@ -86,4 +87,5 @@ export function changesEndpoint(res: Resource): Endpoint {
       return listReply(c, def, query);
     },
   });
+  return { ...endpoint, readsPrimary: true };
 }
