@@ -9,27 +9,37 @@
 // (10), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (16). At BENCH_ROWS=1000000 it
 // also measures W2's latency at 25 % of its peak rate. After the SQLite workloads,
 // the CSV export of BENCH_EXPORT_ROWS assets (1000000) from a store of its own
-// (export.ts). Exits non-zero when any answer was wrong; a missed target does not.
+// (export.ts). Then the portal's dashboard and asset list beside the API requests
+// that read the same data (portal.ts), on each database. BENCH_ONLY=portal (or
+// workloads, export; comma-separated) runs only those parts. Exits non-zero when any
+// answer was wrong; a missed target does not.
 import { formatDate } from '../src/model/dates.ts';
-import { say, WITH_PG } from './config.ts';
+import { runs as runsPart, say, WITH_PG } from './config.ts';
 import { type EngineResults, runEngine } from './engine-run.ts';
 import { runExport } from './export.ts';
+import { type PortalRun, runPortal } from './portal.ts';
 import { printEngine, printExport, printFailures, printNotes } from './report.ts';
+import { printPortal } from './report-portal.ts';
 import { writeCertificates } from './setup.ts';
 
 async function main(): Promise<number> {
   const started = Date.now();
   const certPem = writeCertificates();
   const today = formatDate(new Date());
-  const runs: EngineResults[] = [await runEngine('sqlite', certPem, today)];
-  const exported = await runExport(certPem, today);
-  if (WITH_PG) runs.push(await runEngine('postgres', certPem, today));
+  const engines = WITH_PG ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+  const runs: EngineResults[] = [];
+  if (runsPart('workloads')) runs.push(await runEngine('sqlite', certPem, today));
+  const exported = runsPart('export') ? await runExport(certPem, today) : null;
+  if (WITH_PG && runsPart('workloads')) runs.push(await runEngine('postgres', certPem, today));
+  const portal: PortalRun[] = [];
+  if (runsPart('portal')) for (const engine of engines) portal.push(await runPortal(engine, certPem, today));
 
-  for (const run of runs) printEngine(run, run.engine === 'postgres' ? runs[0]! : null);
-  printExport(exported);
-  printNotes(runs.some((r) => r.main.quarter !== null));
+  for (const run of runs) printEngine(run, run.engine === 'postgres' && runs[0]?.engine === 'sqlite' ? runs[0] : null);
+  if (exported) printExport(exported);
+  printPortal(portal);
+  if (runs.length > 0) printNotes(runs.some((r) => r.main.quarter !== null));
   say(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  return printFailures(exported, runs) ? 1 : 0;
+  return printFailures(exported, runs, portal.map((p) => p.row)) ? 1 : 0;
 }
 
 process.exitCode = await main();
