@@ -27,6 +27,8 @@ export interface DueCounts {
   readonly queued: number;
   /** Assets not overdue, by the month of their next check (`YYYY-MM`). */
   readonly months: ReadonlyMap<string, number>;
+  /** Overdue assets by company (companies without any left out). */
+  readonly overdueBy: ReadonlyMap<number, number>;
 }
 
 const WINDOWS = new Param('windows');
@@ -34,15 +36,17 @@ const WINDOWS = new Param('windows');
 const companiesOf = (database: Database) => database.statements.get('due-summary|companies', () => sql`
   SELECT c.id, c.name, c.data FROM companies AS c WHERE ${inScope(database.hooks, sql`c.id`)} ORDER BY c.id`);
 
-// Keys: 'overdue', a month 'YYYY-MM', 'fail', 'queue'; `due` only on the dates' rows.
+// Keys: 'overdue' (per company, in c), a month 'YYYY-MM', 'fail', 'queue'; `due` only on the dates' rows. The
+// failed assets are counted from their partial index (the literal 'fail' lets both engines use it).
 const countsOf = (database: Database) => database.statements.get('due-summary|counts', () => {
   const { hooks } = database;
+  const overdue = sql`t.next_check < w.today`;
   return sql`WITH w (company_id, today, soon) AS (${hooks.selectRows(WINDOWS, ['int', 'string', 'string'])})
-  SELECT CASE WHEN t.next_check < w.today THEN 'overdue' ELSE SUBSTR(t.next_check, 1, 7) END AS k, SUM(t.n) AS n,
-    SUM(CASE WHEN t.next_check >= w.today AND t.next_check <= w.soon THEN t.n ELSE 0 END) AS due
-  FROM w JOIN asset_tallies AS t ON t.company_id = w.company_id WHERE ${inScope(hooks, sql`t.company_id`)} GROUP BY 1
-  UNION ALL SELECT 'fail', COUNT(*), 0 FROM assets AS a WHERE ${inScope(hooks, sql`a.company_id`)} AND a.last_result = 'fail'
-  UNION ALL SELECT 'queue', COUNT(*), 0 FROM assetqueue AS q WHERE ${inScope(hooks, sql`q.company_id`)} AND q.released = 0`;
+  SELECT CASE WHEN ${overdue} THEN 'overdue' ELSE SUBSTR(t.next_check, 1, 7) END AS k, CASE WHEN ${overdue} THEN w.company_id ELSE 0 END AS c,
+    SUM(t.n) AS n, SUM(CASE WHEN t.next_check >= w.today AND t.next_check <= w.soon THEN t.n ELSE 0 END) AS due
+  FROM w JOIN asset_tallies AS t ON t.company_id = w.company_id WHERE ${inScope(hooks, sql`t.company_id`)} GROUP BY 1, 2
+  UNION ALL SELECT 'fail', 0, COUNT(*), 0 FROM assets AS a WHERE ${inScope(hooks, sql`a.company_id`)} AND a.last_result = 'fail'
+  UNION ALL SELECT 'queue', 0, COUNT(*), 0 FROM assetqueue AS q WHERE ${inScope(hooks, sql`q.company_id`)} AND q.released = 0`;
 });
 
 const jsonText = (data: unknown): string | null => (data === null || data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data));
@@ -56,17 +60,21 @@ export async function scopeCompanies(database: Database, root: number, now: Date
 /** The counts of the scope under `root`, its companies' windows given (scopeCompanies). */
 export async function dueCounts(database: Database, root: number, companies: readonly ScopeCompany[]): Promise<DueCounts> {
   const windows = database.hooks.rowList(companies.map((c) => [c.id, c.window.today, c.window.soon]));
-  const rows = await database.read<{ k: string; n: number | string; due: number | string }>(countsOf(database), { root, windows });
+  const rows = await database.read<{ k: string; c: number | string; n: number | string; due: number | string }>(countsOf(database), { root, windows });
   const counts = { overdue: 0, due: 0, failed: 0, queued: 0 };
   const months = new Map<string, number>();
+  const overdueBy = new Map<number, number>();
   for (const r of rows) {
     const n = Number(r.n);
-    if (r.k === 'overdue') counts.overdue = n;
-    else if (r.k === 'fail') counts.failed = n;
-    else if (r.k === 'queue') counts.queued = n;
-    else months.set(r.k, n);
     counts.due += Number(r.due);
+    if (r.k === 'fail') counts.failed = n;
+    else if (r.k === 'queue') counts.queued = n;
+    else if (r.k !== 'overdue') months.set(r.k, n);
+    else {
+      counts.overdue += n;
+      overdueBy.set(Number(r.c), n);
+    }
   }
-  return { ...counts, months };
+  return { ...counts, months, overdueBy };
 }
 

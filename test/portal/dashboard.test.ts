@@ -102,5 +102,22 @@ for (const kind of DB_KINDS) {
       assert.match(page.text, /today is 2026-12-01/);
       assert.deepEqual(chartRows(page.text).slice(0, 5), [['Overdue', 1], ['Dec 2026', 1], ['Jan 2027', 1], ['Feb 2027', 0], ['Mar 2027', 2]]);
     });
+
+    it('with overdue assets in many companies, the list is still the scope\'s most overdue, each overdue for its own company', async () => {
+      for (let i = 1; i <= 8; i++) {
+        const branch = await svc.company(`Acme Branch ${i}`, root);
+        const branchApi = (await svc.certificate(branch)).client;
+        await create(branchApi, 'assets', { asset_no: `B${i}`, description: 'Gauge', next_check: `2026-11-${10 + i}` });
+        await create(branchApi, 'assets', { asset_no: `D${i}`, description: 'Gauge', next_check: '2026-12-01' });
+      }
+      const browser = new Browser(svc.portalPort);
+      const user = await portalUser(svc, root);
+      await browser.signIn(user.username, user.password);
+      const page = await browser.get('/');
+      assert.equal(countOn(page.text, 'Overdue'), 10);
+      assert.equal(countOn(page.text, 'Due soon'), 5 + 8);
+      const worst = page.text.slice(page.text.indexOf('id="worst-heading"'));
+      assert.deepEqual([...worst.matchAll(/>([A-Z]\d)<\/a>/g)].map((m) => m[1]), ['B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'R1', 'C1']);
+    });
   });
 }

@@ -16,6 +16,8 @@ import type { PageDeps } from './deps.ts';
 import type { AssetRecord } from './assets.ts';
 
 const WORST = 20;
+/** Companies with overdue assets the most overdue list asks one by one, at most. */
+const ASKED_APART = 8;
 
 /** Overdue, then this month (from today) and the eleven after it; a month before the first (a company a day behind) counts in it. */
 function monthlyDue(counts: DueCounts, today: string): Bar[] {
@@ -25,23 +27,36 @@ function monthlyDue(counts: DueCounts, today: string): Bar[] {
   return [{ label: 'Overdue', value: counts.overdue, overdue: true }, ...months.map((m, i) => ({ label: monthName(m), value: values[i]!, overdue: false }))];
 }
 
+type Overdue = AssetRecord & { state: 'overdue' };
+const overdue = (a: AssetRecord): Overdue => ({ ...a, state: 'overdue' });
+const byDueThenNumber = (a: AssetRecord, b: AssetRecord) =>
+  (a.next_check! < b.next_check! ? -1 : a.next_check! > b.next_check! ? 1 : a.asset_no < b.asset_no ? -1 : a.asset_no > b.asset_no ? 1 : 0);
+
 /**
- * The most overdue assets, by next check then asset number. The list asks for those
- * before the latest of the companies' todays, then keeps the ones overdue for their
- * own company; when the todays differ (time zones a day apart) it may read on.
+ * The most overdue assets, by next check then asset number, each overdue for its own
+ * company. A few companies with overdue assets are asked one by one (each one's index
+ * gives its assets in date order; the scope's together would sort every overdue asset
+ * of the scope), their first pages merged. Beyond that, one list over the scope of those
+ * before the latest of the companies' todays, keeping the ones overdue for their own
+ * company, read on when the todays differ (time zones a day apart).
  */
-async function mostOverdue(engine: EngineDeps, who: Asker, windows: ReadonlyMap<number, DueWindow>) {
-  const todays = [...windows.values()].map((w) => w.today).sort();
-  const worst: (AssetRecord & { state: 'overdue' })[] = [];
-  if (todays.length === 0) return worst;
+async function mostOverdue(engine: EngineDeps, who: Asker, companies: readonly ScopeCompany[], overdueBy: ReadonlyMap<number, number>): Promise<Overdue[]> {
+  const late = companies.filter((c) => (overdueBy.get(c.id) ?? 0) > 0);
+  const list = (filters: readonly (readonly [string, string])[]) => ask<AssetRecord[]>(engine, who, { verb: 'GET', endpoint: 'assets', filters, order: 'next_check,asset_no' });
+  if (late.length <= ASKED_APART) {
+    const found: AssetRecord[] = [];
+    for (const c of late) found.push(...(await list([['company_id=', String(c.id)], ['next_check<', c.window.today]])).response);
+    return found.sort(byDueThenNumber).slice(0, WORST).map(overdue);
+  }
+  const windows = new Map(companies.map((c) => [c.id, c.window]));
+  const todays = companies.map((c) => c.window.today).sort();
   const latest = todays[todays.length - 1]!;
+  const worst: Overdue[] = [];
   for (let page = 1; worst.length < WORST; page++) {
-    const filters: (readonly [string, string])[] = [['next_check<', latest]];
-    if (page > 1) filters.push(['page=', String(page)]);
-    const { response, pagination } = await ask<AssetRecord[]>(engine, who, { verb: 'GET', endpoint: 'assets', filters, order: 'next_check,asset_no' });
+    const { response, pagination } = await list([['next_check<', latest], ...(page > 1 ? [['page=', String(page)] as const] : [])]);
     for (const a of response) {
       const w = windows.get(Number(a.company_id));
-      if (w && a.next_check !== null && a.next_check < w.today) worst.push({ ...a, state: 'overdue' });
+      if (w && a.next_check !== null && a.next_check < w.today) worst.push(overdue(a));
     }
     if (todays[0] === latest || page >= (pagination?.total_pages ?? 0)) break;
   }
@@ -72,7 +87,7 @@ export function dashboardPage(app: FastifyInstance, { engine }: PageDeps): void 
       { label: 'Awaiting approval', kind: 'queue', href: '/queue', value: c.queued },
     ];
     const bars = monthlyDue(c, w.today);
-    const worst = await mostOverdue(engine, who, new Map(companies.map((s) => [s.id, s.window])));
+    const worst = await mostOverdue(engine, who, companies, c.overdueBy);
     return render(reply, req.visit, 'dashboard', 'Dashboard', 'dashboard', {
       company: home?.name ?? '', today: w.today, counts, chart: barChart(bars), bars, worst, stateText: DUE_TEXT,
     });
