@@ -5,5 +5,5 @@
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`CREATE INDEX assets_failed_idx ON assets (company_id) WHERE last_result = 'fail'`.execute(db);
+  await sql`CREATE INDEX "assets_failed_idx" ON "assets" ("company_id") WHERE "last_result" = 'fail'`.execute(db);
 }
