@@ -19,9 +19,19 @@ export const ROWS = int(['BENCH_ROWS', 'BENCH_ASSETS'], 100_000);
 /** Assets the CSV export streams, in one company of a store of their own (EXPORT_DIR). */
 export const EXPORT_ROWS = int(['BENCH_EXPORT_ROWS'], 1_000_000);
 export const WITH_PG = process.env.BENCH_PG === '1';
-/** BENCH_ONLY=replica runs only the read replica's part (with BENCH_PG=1). */
-export const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== '' && ONLY !== 'replica') throw new Error(`BENCH_ONLY must be replica (got "${ONLY}")`);
+
+/**
+ * The parts of a run: `workloads` (everything measured per database but the portal:
+ * the baselines, W1–W9, the stall workload), `export` (the CSV export), `portal`
+ * (the portal's dashboard and asset list beside the API) and `replica` (W1 and W2 on
+ * the primary and on a read replica; only with BENCH_PG=1). BENCH_ONLY names some of
+ * them, comma-separated; unset, a run does them all.
+ */
+export const PARTS = ['workloads', 'export', 'portal', 'replica'] as const;
+export type Part = (typeof PARTS)[number];
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`BENCH_ONLY names parts of ${PARTS.join(', ')} (got "${p}")`);
+export const runs = (part: Part): boolean => only.length === 0 || only.includes(part);
 export type Engine = 'sqlite' | 'postgres';
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 export const PG_DATABASE = 'asset_tracker_bench';
@@ -44,6 +54,10 @@ export const INSERT_WARMUPS = 2;
 /** W8 and the bare check: one check per request, timed iterations after the warm-ups. */
 export const CHECK_ITERATIONS = 200;
 export const CHECK_WARMUPS = 20;
+
+/** The portal workloads: rounds (dashboard, its API requests, asset list, its API page) after the warm-ups. */
+export const PORTAL_ITERATIONS = 200;
+export const PORTAL_WARMUPS = 10;
 
 /**
  * The stall workload: the probe's requests per second, how long it probes an idle
@@ -73,6 +87,8 @@ export const TARGETS = {
   w8VsBareCheck: 3,
   rssMiB: 200,
   p50AtQuarterMs: 5,
+  /** The portal's dashboard ÷ the API requests that read the same counts and list (p50 of each). */
+  dashboardVsApi: 2,
   /** The stall workload's probe, in each part. */
   probeP99Ms: 50,
   probeMaxMs: 250,
@@ -85,6 +101,8 @@ export const EMPTY_DIR = join(BENCH_DIR, 'empty');
 export const DUE_DIR = join(BENCH_DIR, 'due');
 /** DATA_DIR of the CSV export's store, apart from the workloads' (which W6 changes). */
 export const EXPORT_DIR = join(BENCH_DIR, 'export');
+/** DATA_DIR of the portal workloads' store: BENCH_ROWS assets in a company and its child. */
+export const PORTAL_DIR = join(BENCH_DIR, 'portal');
 export const TLS_FILES = {
   serverCert: join(BENCH_DIR, 'tls', 'server.pem'),
   serverKey: join(BENCH_DIR, 'tls', 'server.key'),

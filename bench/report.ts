@@ -104,10 +104,14 @@ export function printExport(r: Row): void {
   printRatios([{ name: 'service peak RSS, export streamed', value: r.peakRssMiB ?? NaN, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' }]);
 }
 
-/** Prints each measurement that saw a wrong answer (status, body) or a failed background run; returns whether there was one. */
-export function printFailures(exported: Row, runs: readonly EngineResults[] = []): boolean {
-  const rows = [exported, ...runs.flatMap(({ main: r, inserts: i, checks: c }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3,
-    r.w6, ...(r.quarter ? [r.quarter] : []), c.bareW9, c.w9, c.bareCheck, c.w8, i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
+/**
+ * Prints each measurement that saw a wrong answer (status, body) or a failed background run; returns whether there was one.
+ * `others`: rows of further parts (the portal's).
+ */
+export function printFailures(exported: Row | null, runs: readonly EngineResults[] = [], others: readonly Row[] = []): boolean {
+  const rows = [...(exported ? [exported] : []), ...others, ...runs.flatMap(({ main: r, inserts: i, checks: c }) => [
+    r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3, r.w6, ...(r.quarter ? [r.quarter] : []),
+    c.bareW9, c.w9, c.bareCheck, c.w8, i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
   const failed = rows.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
   for (const r of failed) {
     process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`

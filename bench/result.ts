@@ -1,6 +1,9 @@
 // What a load generator reports back to run.ts: one `RESULT <json>` line on stdout,
 // after a `MEASURING` line when the measured part starts.
 
+/** One timed series of a client that measures several (portal-client.ts), in ms. */
+export interface Series { readonly n: number; readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number }
+
 export interface LoadResult {
   readonly reqPerSec: number;
   readonly ok: number;
@@ -14,6 +17,8 @@ export interface LoadResult {
   readonly firstMismatch: string | null;
   /** Data rows of the CSV export that arrived (export-client.ts only). */
   readonly records?: number;
+  /** The series of a client that times several requests side by side (portal-client.ts only). */
+  readonly series?: Readonly<Record<string, Series>>;
 }
 
 export const announceMeasuring = (): void => { process.stdout.write('MEASURING\n'); };

@@ -48,6 +48,7 @@ import * as assetchecks from './migrations/0016_assetchecks.ts';
 import * as portalSessions from './migrations/0017_portal_sessions.ts';
 import * as instances from './migrations/0018_instances.ts';
 import * as readPositions from './migrations/0019_read_positions.ts';
+import * as failedAssets from './migrations/0020_failed_assets.ts';
 
 export interface Migration {
   readonly name: string;
@@ -76,6 +77,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0017_portal_sessions', up: portalSessions.up },
   { name: '0018_instances', up: instances.up },
   { name: '0019_read_positions', up: readPositions.up },
+  { name: '0020_failed_assets', up: failedAssets.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

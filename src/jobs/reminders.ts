@@ -15,8 +15,8 @@ import type { Database, Db } from '../db/database.ts';
 import type { SqlDialect } from '../model/dialect.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { emitEvents } from '../events/triggers.ts';
-import { addDays, type Clock, formatDatetime, todayIn, validZone } from '../model/dates.ts';
-import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
+import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
+import { type CompanySettings, settingsOf, windowAt } from '../model/reminder-window.ts';
 import type { FieldType } from '../model/types.ts';
 import { observeReminderRun } from '../metrics.ts';
 import { operatorContext } from '../resources/registry.ts';
@@ -38,23 +38,7 @@ export interface ReminderOptions {
   readonly slices?: SliceLimits;
 }
 
-const DEFAULT_WINDOW = 30;
 const NEVER_REMINDED = ['retired', 'disposed', 'inactive'];
-
-/** A company's reminder window (days) and time zone, from its `data`. */
-export interface CompanySettings { readonly id: number; readonly window: number; readonly timeZone: string }
-
-export function settingsOf(id: number, data: string | null): CompanySettings {
-  const v = data ? parseJson(data) : null;
-  const get = (k: string) => (v instanceof JsonObject ? v.entries.get(k) : undefined);
-  const days = get('reminder_days');
-  const zone = get('timezone');
-  return {
-    id,
-    window: days instanceof JsonNumber && Number.isInteger(days.value) && days.value >= 0 ? Math.min(days.value, 3650) : DEFAULT_WINDOW,
-    timeZone: typeof zone === 'string' && validZone(zone) ? zone : 'UTC',
-  };
-}
 
 /** One run over every company. */
 export async function runReminders(database: Database, clock: Clock, o: ReminderOptions = {}): Promise<ReminderRun> {
@@ -108,8 +92,9 @@ class CompanyRun {
     private readonly stopping: () => boolean) {
     this.hooks = ctx.database.hooks;
     this.now = ctx.clock.now();
-    this.today = todayIn(s.timeZone, this.now);
-    this.horizon = addDays(this.today, s.window);
+    const w = windowAt(s, this.now);
+    this.today = w.today;
+    this.horizon = w.soon;
   }
 
   /**
