@@ -6,9 +6,10 @@ import type { Condition } from '../filter/compile.ts';
 import type { OrderTerm } from '../filter/order.ts';
 import type { Clock } from '../model/dates.ts';
 import type { Sql, SqlDialect } from '../model/dialect.ts';
-import type { JsonValue } from '../model/json.ts';
+import type { JsonObject, JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Catalog, Level, Need, Reference, ResourceDef, Row, Verb } from '../model/types.ts';
+import type { ListColumn } from '../print/list-pdf.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 
 // ---- What an operation runs with: the request's context, the registry, the limits, a statement's shape.
@@ -131,9 +132,17 @@ export interface Derived {
   readonly values: Values;
 }
 
+/** A resource's printable list (GET with `Accept: application/pdf`): its title and columns over the records as GET gives them. */
+export interface PrintedList {
+  readonly title: string;
+  /** `today`: the day in the caller's company's time zone (what is overdue depends on it). */
+  columns(today: string): readonly ListColumn<JsonObject>[];
+}
+
 export interface Resource {
   readonly def: ResourceDef;
   readonly hooks?: Hooks;
+  readonly printed?: PrintedList;
 }
 
 // ---- Endpoints: a call and its reply.

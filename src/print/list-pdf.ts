@@ -1,0 +1,191 @@
+// A printable list as a PDF (A4, portrait): the company's name and logo, the list's
+// title, the filter it was asked with and the day it was printed, then one line per
+// row under the column headings (repeated on every page), and "Page N of M" at the
+// foot of each page.
+//
+// The document is written as the rows arrive — a page goes to the output as soon as
+// the next one begins (pdfkit without `bufferPages`) — so memory holds one page and
+// one batch of rows however long the list is. The total for "of M" is not known
+// until the last row: each page's foot draws it from one small form (a PDF XObject)
+// shared by every page, whose content, the number, is written after the last page.
+// A row is one line: a cell too wide for its column is cut and ends with "…", so
+// every row has the same height and no cell can push the others out of line.
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import PDFDocument from 'pdfkit';
+import { winAnsi } from './win-ansi.ts';
+
+export interface ListColumn<R> {
+  readonly heading: string;
+  /** Its share of the page's width (the shares of a list's columns are weighed against their sum). */
+  readonly width: number;
+  cell(row: R): string | null;
+}
+
+export interface ListHeading {
+  /** What the list is, e.g. "Assets". */
+  readonly title: string;
+  readonly companyName: string;
+  /** A PNG or JPEG (as a company keeps it); null for none. */
+  readonly logo: Buffer | null;
+  /** The filter as the caller wrote it; empty for none. */
+  readonly filter: string;
+  /** The day the list was made (YYYY-MM-DD, in the company's time zone). */
+  readonly today: string;
+}
+
+const MARGIN = 36;
+const FONT = 'Helvetica';
+const BOLD = 'Helvetica-Bold';
+const SIZE = 8;
+const ROW = 13;
+const FOOT = 24;
+const PAD = 4;
+/** Baseline below a line's top, as pdfkit places Helvetica text at SIZE. */
+const BASELINE = SIZE * 0.718;
+
+type Doc = PDFKit.PDFDocument;
+
+/** `text` cut to `width` points, ending with "…" when cut (binary search on its length). */
+function fitted(doc: Doc, text: string, width: number): string {
+  if (doc.widthOfString(text) <= width) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (doc.widthOfString(`${text.slice(0, mid)}…`) <= width) low = mid;
+    else high = mid - 1;
+  }
+  return `${text.slice(0, low).trimEnd()}…`;
+}
+
+class ListWriter<R> {
+  private page = 0;
+  private y = 0;
+  private readonly xs: number[] = [];
+  private readonly widths: number[] = [];
+  private readonly bottom: number;
+  /** The shared form that shows the number of pages (see above), and its font. */
+  private readonly total: PDFKit.PDFKitReference;
+
+  constructor(private readonly doc: Doc, private readonly heading: ListHeading, private readonly columns: readonly ListColumn<R>[]) {
+    const inner = doc.page.width - 2 * MARGIN;
+    const sum = columns.reduce((s, c) => s + c.width, 0);
+    let x = MARGIN;
+    for (const c of columns) {
+      const w = (inner * c.width) / sum;
+      this.xs.push(x);
+      this.widths.push(w - PAD);
+      x += w;
+    }
+    this.bottom = doc.page.height - MARGIN - FOOT;
+    const font = doc.ref({ Type: 'Font', Subtype: 'Type1', BaseFont: FONT, Encoding: 'WinAnsiEncoding' });
+    font.end('');
+    this.total = doc.ref({ Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 200, SIZE * 2], Resources: { Font: { F1: font } } });
+    this.startPage();
+  }
+
+  private line(cells: readonly string[], bold = false): void {
+    this.doc.font(bold ? BOLD : FONT).fontSize(SIZE);
+    cells.forEach((text, i) => {
+      if (text !== '') this.doc.text(fitted(this.doc, text, this.widths[i]!), this.xs[i], this.y, { lineBreak: false });
+    });
+    this.y += ROW;
+  }
+
+  private startPage(): void {
+    const { doc, heading } = this;
+    if (this.page > 0) doc.addPage();
+    this.page += 1;
+    this.y = MARGIN;
+    const width = doc.page.width - 2 * MARGIN;
+    if (this.page === 1) {
+      let textX = MARGIN;
+      if (heading.logo) {
+        try {
+          doc.image(heading.logo, MARGIN, MARGIN, { fit: [120, 48] });
+          textX += 132;
+        } catch {
+          // A logo the image reader cannot decode is left out; the list is still printed.
+        }
+      }
+      doc.font(BOLD).fontSize(16).text(winAnsi(heading.companyName), textX, MARGIN, { width: width - (textX - MARGIN), lineBreak: false });
+      doc.font(FONT).fontSize(12).text(heading.title, textX, MARGIN + 22, { lineBreak: false });
+      this.y = MARGIN + 58;
+      doc.font(FONT).fontSize(SIZE + 1);
+      doc.text(fitted(doc, winAnsi(`Filter: ${heading.filter === '' ? '(none)' : heading.filter}`), width), MARGIN, this.y, { lineBreak: false });
+      doc.text(`Date: ${heading.today}`, MARGIN, this.y + ROW, { lineBreak: false });
+      this.y += 2 * ROW + 6;
+    } else {
+      doc.font(BOLD).fontSize(SIZE + 1).text(fitted(doc, winAnsi(`${heading.companyName} — ${heading.title}`), width), MARGIN, this.y, { lineBreak: false });
+      this.y += ROW + 4;
+    }
+    this.line(this.columns.map((c) => c.heading), true);
+    doc.moveTo(MARGIN, this.y - 3).lineTo(MARGIN + width, this.y - 3).lineWidth(0.5).stroke();
+    this.foot();
+  }
+
+  /** "Page N of " as text, then the shared form with the total. */
+  private foot(): void {
+    const { doc } = this;
+    const label = `Page ${this.page} of `;
+    doc.font(FONT).fontSize(SIZE);
+    const x = MARGIN + (doc.page.width - 2 * MARGIN - doc.widthOfString(`${label}999`)) / 2;
+    const y = doc.page.height - MARGIN - SIZE;
+    doc.text(label, x, y, { lineBreak: false });
+    (doc.page.xobjects as Record<string, PDFKit.PDFKitReference>).Tot = this.total;
+    // pdfkit draws top-down (its CTM flips the page); the form draws bottom-up, so it is flipped back at the baseline.
+    doc.addContent(`q 1 0 0 -1 ${(x + doc.widthOfString(label)).toFixed(2)} ${(y + BASELINE).toFixed(2)} cm /Tot Do Q`);
+  }
+
+  rows(rows: readonly R[]): void {
+    for (const row of rows) {
+      if (this.y + ROW > this.bottom) this.startPage();
+      this.line(this.columns.map((c) => winAnsi(c.cell(row) ?? '')));
+    }
+  }
+
+  /** Writes the total into the shared form; the document may end after this. */
+  finish(): void {
+    this.total.end(`BT /F1 ${SIZE} Tf 0 0 Td (${this.page}) Tj ET`);
+  }
+}
+
+/** Resolves once `out` can take more, or has closed (a client gone away). */
+async function drained(out: Writable): Promise<void> {
+  if (!out.writableNeedDrain || out.destroyed) return;
+  const gone = new AbortController();
+  await Promise.race([once(out, 'drain', { signal: gone.signal }), once(out, 'close', { signal: gone.signal })]).catch(() => undefined);
+  gone.abort();
+}
+
+/**
+ * Writes the list as a PDF to `out` (which it ends), taking `rows` a batch at a time
+ * and waiting for `out` to drain between batches. Stops early, without error, if
+ * `out` is destroyed meanwhile; a failure reading the rows destroys `out` with it.
+ */
+export async function writeListPdf<R>(out: Writable, heading: ListHeading, columns: readonly ListColumn<R>[],
+  rows: AsyncIterable<readonly R[]> | Iterable<readonly R[]>): Promise<void> {
+  const doc = new PDFDocument({ size: 'A4', margin: MARGIN, bufferPages: false,
+    info: { Title: winAnsi(`${heading.companyName}: ${heading.title}, ${heading.today}`), Producer: 'asset-tracker' } });
+  const ended = once(doc, 'end');
+  doc.pipe(out);
+  try {
+    const writer = new ListWriter(doc, heading, columns);
+    for await (const batch of rows) {
+      writer.rows(batch);
+      await drained(out);
+      if (out.destroyed) {
+        doc.unpipe(out);
+        return;
+      }
+    }
+    writer.finish();
+    doc.end();
+    await ended;
+  } catch (e) {
+    doc.unpipe(out);
+    out.destroy(e instanceof Error ? e : new Error(String(e)));
+    throw e;
+  }
+}
