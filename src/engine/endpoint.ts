@@ -63,5 +63,5 @@ export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, 
   };
   const handlers: Partial<Record<Verb, Handler>> = {};
   for (const verb of def.verbs) handlers[verb] = overrides[verb] ?? generic[verb];
-  return { name: def.name, handlers, access: def.access, csvImport: handlers.PUT === generic.PUT };
+  return { name: def.name, handlers, access: def.access, csvImport: handlers.PUT === generic.PUT, printable: res.printed !== undefined && handlers.GET === generic.GET };
 }

@@ -159,7 +159,7 @@ export interface Call extends Filters {
   readonly ctx: Ctx;
   readonly verb: Verb;
   readonly orderHeader: string | undefined;
-  /** The Accept header: `text/csv` asks a list for CSV (spec §14.4). */
+  /** The Accept header: a list answers in the format it prefers (JSON, CSV, or a printed list's PDF). */
   readonly accept: string | undefined;
   /** The parsed JSON body (undefined when empty); throws `malformed_json`. Read it after the filters. */
   json(): JsonValue | undefined;
@@ -198,6 +198,8 @@ export interface Endpoint {
   readonly sessionless?: boolean;
   /** PUT takes a CSV import (spec §14.4). */
   readonly csvImport?: boolean;
+  /** GET answers `Accept: application/pdf` with a printed list. */
+  readonly printable?: boolean;
   /** Replaces the level check of `access` (login needs an impersonation certificate instead). */
   authorize?(p: Principal, verb: Verb): void;
 }
