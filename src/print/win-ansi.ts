@@ -5,8 +5,9 @@
 // `?`, and control characters (line breaks included) become spaces — so no
 // record's text can break a printed list, whatever its script.
 
-/** The characters Windows-1252 gives to 0x80–0x9F (the rest of it is Latin-1's printable range). */
-const EXTRA = '€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ';
+/** The characters Windows-1252 gives to 0x80–0x9F, in byte order (\0: a byte it leaves unused); the rest is Latin-1's. */
+const HIGH = '€\0‚ƒ„…†‡ˆ‰Š‹Œ\0Ž\0\0‘’“”•–—˜™š›œ\0žŸ';
+const EXTRA = HIGH.replaceAll('\0', '');
 
 function printable(c: string): boolean {
   const code = c.codePointAt(0)!;
@@ -31,4 +32,19 @@ export function winAnsi(text: string): string {
   let out = '';
   for (const c of composed) out += printable(c) ? c : replacement(c);
   return out;
+}
+
+/**
+ * Text that winAnsi returned as a PDF literal string of Windows-1252 bytes (each
+ * character's code is the byte), parentheses and backslashes escaped.
+ */
+export function winAnsiLiteral(text: string): string {
+  let out = '(';
+  for (const c of text) {
+    const code = c.codePointAt(0)!;
+    const high = HIGH.indexOf(c);
+    const byte = code < 0x20 ? 0x20 : code < 0x80 || (code > 0x9f && code <= 0xff) ? code : c !== '\0' && high >= 0 ? 0x80 + high : 0x3f;
+    out += byte === 0x28 || byte === 0x29 || byte === 0x5c ? `\\${c}` : String.fromCharCode(byte);
+  }
+  return `${out})`;
 }
