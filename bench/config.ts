@@ -18,6 +18,8 @@ export const CONNECTIONS = int(['BENCH_CONNECTIONS'], 16);
 export const ROWS = int(['BENCH_ROWS', 'BENCH_ASSETS'], 100_000);
 /** Assets the CSV export streams, in one company of a store of their own (EXPORT_DIR). */
 export const EXPORT_ROWS = int(['BENCH_EXPORT_ROWS'], 1_000_000);
+/** Assets of the printed list's store: about half are overdue, what its list (`next_check<today`) prints (print.ts). */
+export const PRINT_ROWS = int(['BENCH_PRINT_ROWS'], 20_800);
 export const WITH_PG = process.env.BENCH_PG === '1';
 export type Engine = 'sqlite' | 'postgres';
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
@@ -69,6 +71,8 @@ export const TARGETS = {
   w7FullVsEmpty: 1.2,
   w8VsBareCheck: 3,
   rssMiB: 200,
+  /** The printed list of about 10,000 assets, on a 2-core machine. */
+  printSeconds: 10,
   p50AtQuarterMs: 5,
   /** The stall workload's probe, in each part. */
   probeP99Ms: 50,
@@ -80,6 +84,9 @@ export const BENCH_DIR = resolve('.bench');
 export const SQLITE_DIR = join(BENCH_DIR, 'sqlite');
 export const EMPTY_DIR = join(BENCH_DIR, 'empty');
 export const DUE_DIR = join(BENCH_DIR, 'due');
+/** DATA_DIR of the printed list's SQLite store (and, on PostgreSQL, its database's name). */
+export const PRINT_DIR = join(BENCH_DIR, 'print');
+export const PRINT_PG_DATABASE = 'asset_tracker_bench_print';
 /** DATA_DIR of the CSV export's store, apart from the workloads' (which W6 changes). */
 export const EXPORT_DIR = join(BENCH_DIR, 'export');
 export const TLS_FILES = {

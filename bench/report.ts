@@ -5,6 +5,7 @@ import type { EngineResults } from './engine-run.ts';
 import type { Row } from './measure.ts';
 import { mib, ms, printColumns, printRatios, type Ratio } from './report-format.ts';
 import { csvImportRatio, printStall, stallFailures } from './report-stall.ts';
+import type { PrintRun } from './print.ts';
 import { engineLabel } from './setup.ts';
 
 function printTable(title: string, rows: readonly (readonly [string, Row])[]): void {
@@ -104,10 +105,28 @@ export function printExport(r: Row): void {
   printRatios([{ name: 'service peak RSS, export streamed', value: r.peakRssMiB ?? NaN, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' }]);
 }
 
+/** The printed list beside the CSV export of the same filter, per database. */
+export function printPrinted(runs: readonly PrintRun[]): void {
+  if (runs.length === 0) return;
+  const cells = runs.flatMap((run) => ([['CSV', run.csv], ['PDF', run.pdf]] as const).map(([format, r]) => [
+    `${engineLabel(run.engine)}, ${format}`, String(run.rows), r.load.pages === undefined ? '-' : String(r.load.pages), r.load.seconds.toFixed(2),
+    (r.load.bytesPerResponse / 2 ** 20).toFixed(1), `${r.serverCpuPercent.toFixed(0)}%`, `${r.otherCpuPercent.toFixed(0)}%`,
+    `${mib(r.rssMiB)} (${mib(r.peakRssMiB)})`,
+  ]));
+  printColumns('Printed list (one mTLS request each, GET /3.0/assets/next_check<TODAY, a fresh server each):',
+    ['list', 'rows', 'pages', 'seconds', 'MiB sent', 'server CPU', 'other CPU', 'RSS MiB (peak)'], cells);
+  printRatios(runs.flatMap((run) => [
+    { name: `${engineLabel(run.engine)}: printed list, seconds`, value: run.pdf.load.seconds, compare: '<' as const, target: TARGETS.printSeconds, unit: 's' },
+    { name: `${engineLabel(run.engine)}: service peak RSS, printed list`, value: run.pdf.peakRssMiB ?? NaN, compare: '<' as const,
+      target: TARGETS.rssMiB, unit: 'MiB' },
+  ]));
+}
+
 /** Prints each measurement that saw a wrong answer (status, body) or a failed background run; returns whether there was one. */
-export function printFailures(exported: Row, runs: readonly EngineResults[] = []): boolean {
-  const rows = [exported, ...runs.flatMap(({ main: r, inserts: i, checks: c }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3,
-    r.w6, ...(r.quarter ? [r.quarter] : []), c.bareW9, c.w9, c.bareCheck, c.w8, i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
+export function printFailures(exported: Row | null, runs: readonly EngineResults[] = [], printed: readonly PrintRun[] = []): boolean {
+  const rows = [...(exported ? [exported] : []), ...printed.flatMap((p) => [p.csv, p.pdf]),
+    ...runs.flatMap(({ main: r, inserts: i, checks: c }) => [r.staticRow, r.bareW2, r.bareUpdate, r.w1, r.w1Unlimited, r.w2, r.w3,
+      r.w6, ...(r.quarter ? [r.quarter] : []), c.bareW9, c.w9, c.bareCheck, c.w8, i.full.bare, i.full.w7, i.empty.bare, i.empty.w7])];
   const failed = rows.filter((r) => Object.values(r.load.problems).some((n) => n > 0));
   for (const r of failed) {
     process.stderr.write(`\nFAILED ${r.label}: ${JSON.stringify(r.load.problems)} status codes ${JSON.stringify(r.load.statusCodes)}\n`

@@ -14,6 +14,8 @@ export interface LoadResult {
   readonly firstMismatch: string | null;
   /** Data rows of the CSV export that arrived (export-client.ts only). */
   readonly records?: number;
+  /** Pages of a printed list (print-client.ts only). */
+  readonly pages?: number;
 }
 
 export const announceMeasuring = (): void => { process.stdout.write('MEASURING\n'); };

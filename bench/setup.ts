@@ -64,13 +64,13 @@ async function adminQuery(text: string): Promise<void> {
   try { await client.query(text); } finally { await client.end(); }
 }
 
-/** Creates the (empty) benchmark database on the PostgreSQL server; returns its URL. */
-export async function createPgDatabase(): Promise<string> {
-  await dropPgDatabase();
-  await adminQuery(`CREATE DATABASE ${PG_DATABASE}`);
+/** Creates the (empty) benchmark database (or another of that server's, by name) on the PostgreSQL server; returns its URL. */
+export async function createPgDatabase(name = PG_DATABASE): Promise<string> {
+  await dropPgDatabase(name);
+  await adminQuery(`CREATE DATABASE ${name}`);
   const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${PG_DATABASE}`;
+  url.pathname = `/${name}`;
   return url.toString();
 }
 
-export const dropPgDatabase = (): Promise<void> => adminQuery(`DROP DATABASE IF EXISTS ${PG_DATABASE} WITH (FORCE)`);
+export const dropPgDatabase = (name = PG_DATABASE): Promise<void> => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
