@@ -145,7 +145,14 @@ class ListWriter<R> {
 
   private startPage(): void {
     const { doc, heading } = this;
-    if (this.page > 0) doc.addPage();
+    if (this.page > 0) {
+      const done = doc.page.dictionary;
+      doc.addPage();
+      // The page before is written out now; pdfkit keeps its dictionary until the end (the page tree
+      // names it), and with it the page's content and resources: only its number is needed again.
+      const data = done.data as Record<string, unknown>;
+      for (const key of Object.keys(data)) delete data[key];
+    }
     this.page += 1;
     this.y = MARGIN;
     const width = doc.page.width - 2 * MARGIN;
@@ -202,8 +209,15 @@ class ListWriter<R> {
   }
 }
 
-/** Resolves once `out` can take more, or has closed (a client gone away). */
+/**
+ * Resolves once what the document wrote has reached `out` and `out` can take more,
+ * or `out` has closed (a client gone away). The document hands its bytes on in a
+ * later turn of the event loop (nextTick), which a loop of awaits on rows read
+ * without I/O (SQLite's) never reaches: without this turn every page stayed in the
+ * document's buffer until the end.
+ */
 async function drained(out: Writable): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
   if (!out.writableNeedDrain || out.destroyed) return;
   const gone = new AbortController();
   await Promise.race([once(out, 'drain', { signal: gone.signal }), once(out, 'close', { signal: gone.signal })]).catch(() => undefined);
