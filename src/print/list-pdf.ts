@@ -4,8 +4,9 @@
 // foot of each page.
 //
 // The document is written as the rows arrive — a page goes to the output as soon as
-// the next one begins (pdfkit without `bufferPages`) — so memory holds one page and
-// one batch of rows however long the list is. The total for "of M" is not known
+// the next one begins (pdfkit without `bufferPages`) — so memory holds one page, one
+// batch of rows and, until the end, a small reference to each page written (the
+// page tree lists them), under 1 KiB a page. The total for "of M" is not known
 // until the last row: each page's foot draws it from one small form (a PDF XObject)
 // shared by every page, whose content, the number, is written after the last page.
 // A row is one line: a cell too wide for its column is cut and ends with "…", so
@@ -166,7 +167,8 @@ class ListWriter<R> {
           // A logo the image reader cannot decode is left out; the list is still printed.
         }
       }
-      doc.font(BOLD).fontSize(16).text(winAnsi(heading.companyName), textX, MARGIN, { width: width - (textX - MARGIN), lineBreak: false });
+      doc.font(BOLD).fontSize(16);
+      doc.text(fitted(doc, winAnsi(heading.companyName), width - (textX - MARGIN)), textX, MARGIN, { lineBreak: false });
       doc.font(FONT).fontSize(12).text(heading.title, textX, MARGIN + 22, { lineBreak: false });
       this.y = MARGIN + 58;
       doc.font(FONT).fontSize(SIZE + 1);

@@ -67,8 +67,8 @@ describe('the assets due list written to any stream', () => {
 
   it('the heading, one line per asset in the order given, Overdue before today, Page N of M', async () => {
     const rows = [[asset('A-1', '2026-06-30'), asset('A-2', '2026-07-01')], [asset('A-3', null, { location: { description: 'Hall' } })]];
-    const pages = await pdfLines(await collect((out) => writeAssetDueListPdf(out, heading, rows)));
-    assert.deepEqual(pages, [['Acme GmbH', 'Assets', 'Filter: next_check<2026-08-01', 'Date: 2026-07-01',
+    const pages = await pdfLines(await collect((out) => writeAssetDueListPdf(out, { ...heading, companyName: 'Acme Łódź 日本' }, rows)));
+    assert.deepEqual(pages, [['Acme Lódz ??', 'Assets', 'Filter: next_check<2026-08-01', 'Date: 2026-07-01',
       'Asset no | Description | Location | Department | Next check | Last result',
       'A-1 | about A-1 | 2026-06-30 | Overdue', 'A-2 | about A-2 | 2026-07-01', 'A-3 | about A-3 | Hall', 'Page 1 of | 1']]);
   });
