@@ -18,16 +18,19 @@ export const CONNECTIONS = int(['BENCH_CONNECTIONS'], 16);
 export const ROWS = int(['BENCH_ROWS', 'BENCH_ASSETS'], 100_000);
 /** Assets the CSV export streams, in one company of a store of their own (EXPORT_DIR). */
 export const EXPORT_ROWS = int(['BENCH_EXPORT_ROWS'], 1_000_000);
+/** Assets of the printed list's store: about half are overdue, what its list (`next_check<today`) prints (print.ts). */
+export const PRINT_ROWS = int(['BENCH_PRINT_ROWS'], 20_800);
 export const WITH_PG = process.env.BENCH_PG === '1';
 
 /**
  * The parts of a run: `workloads` (everything measured per database but the portal:
- * the baselines, W1–W9, the stall workload), `export` (the CSV export), `portal`
- * (the portal's dashboard and asset list beside the API) and `replica` (W1 and W2 on
+ * the baselines, W1–W9, the stall workload), `export` (the CSV export), `print` (the
+ * printed list beside the CSV of the same filter), `portal` (the portal's dashboard and
+ * asset list beside the API) and `replica` (W1 and W2 on
  * the primary and on a read replica; only with BENCH_PG=1). BENCH_ONLY names some of
  * them, comma-separated; unset, a run does them all.
  */
-export const PARTS = ['workloads', 'export', 'portal', 'replica'] as const;
+export const PARTS = ['workloads', 'export', 'print', 'portal', 'replica'] as const;
 export type Part = (typeof PARTS)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`BENCH_ONLY names parts of ${PARTS.join(', ')} (got "${p}")`);
@@ -86,6 +89,8 @@ export const TARGETS = {
   w7FullVsEmpty: 1.2,
   w8VsBareCheck: 3,
   rssMiB: 200,
+  /** The printed list of about 10,000 assets, on a 2-core machine. */
+  printSeconds: 10,
   p50AtQuarterMs: 5,
   /** The portal's dashboard ÷ the API requests that read the same counts and list (p50 of each). */
   dashboardVsApi: 2,
@@ -99,6 +104,9 @@ export const BENCH_DIR = resolve('.bench');
 export const SQLITE_DIR = join(BENCH_DIR, 'sqlite');
 export const EMPTY_DIR = join(BENCH_DIR, 'empty');
 export const DUE_DIR = join(BENCH_DIR, 'due');
+/** DATA_DIR of the printed list's SQLite store (and, on PostgreSQL, its database's name). */
+export const PRINT_DIR = join(BENCH_DIR, 'print');
+export const PRINT_PG_DATABASE = 'asset_tracker_bench_print';
 /** DATA_DIR of the CSV export's store, apart from the workloads' (which W6 changes). */
 export const EXPORT_DIR = join(BENCH_DIR, 'export');
 /** DATA_DIR of the portal workloads' store: BENCH_ROWS assets in a company and its child. */

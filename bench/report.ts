@@ -5,6 +5,7 @@ import type { EngineResults } from './engine-run.ts';
 import type { Row } from './measure.ts';
 import { mib, ms, printColumns, printRatios, type Ratio } from './report-format.ts';
 import { csvImportRatio, printStall, stallFailures } from './report-stall.ts';
+import type { PrintRun } from './print.ts';
 import { engineLabel } from './setup.ts';
 
 function printTable(title: string, rows: readonly (readonly [string, Row])[]): void {
@@ -102,6 +103,24 @@ export function printExport(r: Row): void {
       (r.load.bytesPerResponse / 2 ** 20).toFixed(0), `${r.serverCpuPercent.toFixed(0)}%`, `${r.load.clientCpuPercent.toFixed(0)}%`,
       `${r.otherCpuPercent.toFixed(0)}%`, `${mib(r.rssMiB)} (${mib(r.peakRssMiB)})`]]);
   printRatios([{ name: 'service peak RSS, export streamed', value: r.peakRssMiB ?? NaN, compare: '<', target: TARGETS.rssMiB, unit: 'MiB' }]);
+}
+
+/** The printed list beside the CSV export of the same filter, per database. */
+export function printPrinted(runs: readonly PrintRun[]): void {
+  if (runs.length === 0) return;
+  const cells = runs.flatMap((run) => ([['CSV', run.csv], ['PDF', run.pdf]] as const).map(([format, r]) => [
+    `${engineLabel(run.engine)}, ${format}`, String(run.rows), r.load.pages === undefined ? '-' : String(r.load.pages), r.load.seconds.toFixed(2),
+    (r.load.bytesPerResponse / 2 ** 20).toFixed(1), `${r.serverCpuPercent.toFixed(0)}%`, ((r.serverCpuPercent / 100) * r.load.seconds).toFixed(2),
+    `${r.otherCpuPercent.toFixed(0)}%`,
+    `${mib(r.rssMiB)} (${mib(r.peakRssMiB)})`,
+  ]));
+  printColumns('Printed list (one mTLS request each, GET /3.0/assets/next_check<TODAY, a fresh server each):',
+    ['list', 'rows', 'pages', 'seconds', 'MiB sent', 'server CPU', 'server CPU s', 'other CPU', 'RSS MiB (peak)'], cells);
+  printRatios(runs.flatMap((run) => [
+    { name: `${engineLabel(run.engine)}: printed list, seconds`, value: run.pdf.load.seconds, compare: '<' as const, target: TARGETS.printSeconds, unit: 's' },
+    { name: `${engineLabel(run.engine)}: service peak RSS, printed list`, value: run.pdf.peakRssMiB ?? NaN, compare: '<' as const,
+      target: TARGETS.rssMiB, unit: 'MiB' },
+  ]));
 }
 
 /**

@@ -19,6 +19,8 @@ export interface LoadResult {
   readonly records?: number;
   /** The series of a client that times several requests side by side (portal-client.ts only). */
   readonly series?: Readonly<Record<string, Series>>;
+  /** Pages of a printed list (print-client.ts only). */
+  readonly pages?: number;
 }
 
 export const announceMeasuring = (): void => { process.stdout.write('MEASURING\n'); };

@@ -6,7 +6,7 @@ export type ErrorCode =
   | 'malformed_order' | 'no_access' | 'bad_session' | 'bad_login' | 'forbidden' | 'no_endpoint'
   | 'no_version' | 'not_found' | 'method_not_allowed' | 'data_error' | 'no_session' | 'too_many'
   | 'too_large' | 'too_long' | 'bad_file_type' | 'rate_limited' | 'internal' | 'storage' | 'cursor_expired' | 'invalid_rows'
-  | 'precondition_failed' | 'idempotency_mismatch' | 'idempotency_in_flight';
+  | 'precondition_failed' | 'idempotency_mismatch' | 'idempotency_in_flight' | 'not_acceptable';
 
 export class ApiError extends Error {
   constructor(
@@ -42,6 +42,8 @@ export const noVersion = (version: string) => new ApiError(404, 'no_version', `A
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const methodNotAllowed = (verb: string, endpoint: string, allow: readonly string[]) =>
   new ApiError(405, 'method_not_allowed', `Method ${verb} not supported on endpoint ${endpoint}`, { allow: allow.join(', ') });
+export const notAcceptable = (accept: string, offered: readonly string[]) =>
+  new ApiError(406, 'not_acceptable', `No format in Accept: ${accept} can be answered; this list answers ${offered.join(', ')}`);
 export const dataError = (what: string) => new ApiError(409, 'data_error', `Data Error: ${what}`);
 export const noSession = () => new ApiError(400, 'no_session', 'No session to log out');
 export const tooMany = (n: number, max: number) => new ApiError(400, 'too_many', `Too many records in one request: ${n} (at most ${max})`);

@@ -5,17 +5,17 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { JsonObject, parseJson } from '../model/json.ts';
+import { type Logo, logoOf } from '../model/logo.ts';
 
 export interface Brand {
   readonly companyId: number;
   readonly name: string;
   readonly primary: string | null;
   readonly accent: string | null;
-  readonly logo: { readonly type: string; readonly bytes: Buffer } | null;
+  readonly logo: Logo | null;
 }
 
 const COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
-const LOGO = /^data:(image\/(?:png|jpeg));base64,([A-Za-z0-9+/]+={0,2})$/;
 const LABEL = /^[a-z0-9-]{1,63}$/;
 
 /** The first label of a host that names a company, or null (an address, a bare name such as localhost). */
@@ -32,12 +32,6 @@ const colour = (styles: JsonObject | null, key: string): string | null => {
   const v = styles?.entries.get(key);
   return typeof v === 'string' && COLOUR.test(v) ? v.toLowerCase() : null;
 };
-
-/** A stored logo as bytes: a data URL of a PNG or JPEG; anything else is no logo. */
-export function logoOf(stored: string | null): Brand['logo'] {
-  const m = stored ? LOGO.exec(stored) : null;
-  return m ? { type: m[1]!, bytes: Buffer.from(m[2]!, 'base64') } : null;
-}
 
 export async function brandOf(database: Database, host: string | undefined): Promise<Brand | null> {
   const label = subdomainOf(host);

@@ -16,15 +16,6 @@ import { joinClause, relationsOf, whereClause } from './select.ts';
 import { queryShape } from './shape.ts';
 import type { Ctx, Query } from './types.ts';
 
-/** `Accept` names `text/csv` (any parameters, any q above 0). */
-export function wantsCsv(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept.split(',').some((range) => {
-    const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
-    return type === 'text/csv' && !params.some((p) => /^q=0(\.0*)?$/.test(p));
-  });
-}
-
 interface Column {
   readonly name: string;
   readonly cell: (record: JsonObject) => JsonValue | undefined;

@@ -2,14 +2,16 @@
 // handlers from the generic engine. Nothing here knows about HTTP.
 import type { ResourceDef, Verb } from '../model/types.ts';
 import { bodyObjects } from './body.ts';
-import { csvExport, wantsCsv } from './csv.ts';
+import { csvExport } from './csv.ts';
 import { importCsv } from './csv-import.ts';
 import { listRecords, pageReply } from './list.ts';
+import { listFormat, type ListFormat } from './negotiate.ts';
+import { pdfExport } from './pdf.ts';
 import { parseQuery } from './query.ts';
 import { deleteRecords } from './remove.ts';
 import { updateRecords } from './update.ts';
 import { createRecords } from './write.ts';
-import type { Call, DeleteResult, Endpoint, Handler, Query, Reply, Resource, UpdateResult } from './types.ts';
+import type { Call, DeleteResult, Endpoint, Handler, PrintedList, Query, Reply, Resource, UpdateResult } from './types.ts';
 
 export const counts = (a: string, an: number, b: string, bn: number) => `{${JSON.stringify(a)}:${an},${JSON.stringify(b)}:${bn}}`;
 
@@ -20,20 +22,29 @@ const deleted = (r: DeleteResult): Reply => ({ response: counts('records_deleted
 export const created = (ids: readonly number[]): Reply =>
   ({ status: 201, response: `{"records_inserted":${ids.length},"ids":[${ids.join(',')}]}` });
 
-/** The GET reply: a page of records with the pagination of the whole match, or (Accept: text/csv) every match as CSV. */
-export async function listReply(c: Call, def: ResourceDef, q: Query): Promise<Reply> {
+/**
+ * The GET reply, in the format the Accept header prefers (negotiate.ts): a page of
+ * records with the pagination of the whole match, or every match as CSV, or (where
+ * the resource has a printed list) as a PDF.
+ */
+export async function listReply(c: Call, def: ResourceDef, q: Query, printed?: PrintedList): Promise<Reply> {
   const { ctx } = c;
-  if (wantsCsv(c.accept)) return { response: '', file: { stream: await csvExport(ctx, def, q), headers: CSV_TYPE } };
+  const format = listFormat(c.accept, printed ? WITH_PDF : WITHOUT_PDF);
+  if (format === 'csv') return { response: '', file: { stream: await csvExport(ctx, def, q), headers: CSV_TYPE } };
+  if (format === 'pdf' && printed) return { response: '', file: { stream: await pdfExport(ctx, def, q, printed, c), headers: PDF_TYPE } };
   return pageReply(await listRecords(ctx, def, q), ctx.limits.pageSize);
 }
 
+const WITHOUT_PDF: readonly ListFormat[] = ['json', 'csv'];
+const WITH_PDF: readonly ListFormat[] = ['json', 'csv', 'pdf'];
 const CSV_TYPE = { 'content-type': 'text/csv; charset=utf-8' } as const;
+const PDF_TYPE = { 'content-type': 'application/pdf' } as const;
 
 export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, Handler>> = {}): Endpoint {
   const { def } = res;
   const query = (c: Call) => parseQuery(def, c.verb, c, c.orderHeader, c.ctx.catalog.lookup, c.ctx.limits);
   const generic: Record<Verb, Handler> = {
-    GET: (c) => listReply(c, def, query(c)),
+    GET: (c) => listReply(c, def, query(c), res.printed),
     async POST(c) {
       const q = query(c);
       const [body] = bodyObjects(c.json(), 'POST');
@@ -52,5 +63,5 @@ export function resourceEndpoint(res: Resource, overrides: Partial<Record<Verb, 
   };
   const handlers: Partial<Record<Verb, Handler>> = {};
   for (const verb of def.verbs) handlers[verb] = overrides[verb] ?? generic[verb];
-  return { name: def.name, handlers, access: def.access, csvImport: handlers.PUT === generic.PUT };
+  return { name: def.name, handlers, access: def.access, csvImport: handlers.PUT === generic.PUT, printable: res.printed !== undefined && handlers.GET === generic.GET };
 }

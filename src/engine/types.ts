@@ -6,9 +6,10 @@ import type { Condition } from '../filter/compile.ts';
 import type { OrderTerm } from '../filter/order.ts';
 import type { Clock } from '../model/dates.ts';
 import type { Sql, SqlDialect } from '../model/dialect.ts';
-import type { JsonValue } from '../model/json.ts';
+import type { JsonObject, JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Catalog, Level, Need, Reference, ResourceDef, Row, Verb } from '../model/types.ts';
+import type { ListColumn } from '../print/list-pdf.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 
 // ---- What an operation runs with: the request's context, the registry, the limits, a statement's shape.
@@ -131,9 +132,17 @@ export interface Derived {
   readonly values: Values;
 }
 
+/** A resource's printable list (GET with `Accept: application/pdf`): its title and columns over the records as GET gives them. */
+export interface PrintedList {
+  readonly title: string;
+  /** `today`: the day in the caller's company's time zone (what is overdue depends on it). */
+  columns(today: string): readonly ListColumn<JsonObject>[];
+}
+
 export interface Resource {
   readonly def: ResourceDef;
   readonly hooks?: Hooks;
+  readonly printed?: PrintedList;
 }
 
 // ---- Endpoints: a call and its reply.
@@ -150,7 +159,7 @@ export interface Call extends Filters {
   readonly ctx: Ctx;
   readonly verb: Verb;
   readonly orderHeader: string | undefined;
-  /** The Accept header: `text/csv` asks a list for CSV (spec §14.4). */
+  /** The Accept header: a list answers in the format it prefers (JSON, CSV, or a printed list's PDF). */
   readonly accept: string | undefined;
   /** The parsed JSON body (undefined when empty); throws `malformed_json`. Read it after the filters. */
   json(): JsonValue | undefined;
@@ -191,6 +200,8 @@ export interface Endpoint {
   readonly csvImport?: boolean;
   /** Its GET reads the primary even when a read replica is configured. */
   readonly readsPrimary?: boolean;
+  /** GET answers `Accept: application/pdf` with a printed list. */
+  readonly printable?: boolean;
   /** Replaces the level check of `access` (login needs an impersonation certificate instead). */
   authorize?(p: Principal, verb: Verb): void;
 }

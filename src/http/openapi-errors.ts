@@ -34,6 +34,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   precondition_failed: 'Record changed since version XXXX (the If-Match value sent)',
   idempotency_mismatch: 'Idempotency-Key XXXX was used for another request',
   idempotency_in_flight: 'A request with Idempotency-Key XXXX is still running',
+  not_acceptable: 'No format in Accept: XXXX can be answered; this list answers YYYY (Accept names only formats this list does not make, or refuses JSON)',
 };
 
 const integerHeader = (description: string): Schema => ({ description, schema: { type: 'integer', minimum: 0 } });
@@ -67,6 +68,7 @@ export const rateLimitHeaders = (): Schema => Object.fromEntries(Object.keys(RAT
 const SHARED: Readonly<Record<number, readonly [string, ErrorCode]>> = {
   403: ['Forbidden', 'forbidden'],
   404: ['UploadNotFound', 'not_found'],
+  406: ['NotAcceptable', 'not_acceptable'],
   409: ['Conflict', 'data_error'],
   413: ['BodyTooLarge', 'too_large'],
   414: ['RequestLineTooLong', 'too_long'],

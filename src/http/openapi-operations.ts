@@ -40,6 +40,8 @@ export interface OperationSpec {
   readonly paginated?: boolean;
   /** The list answers `Accept: text/csv` too. */
   readonly csv?: boolean;
+  /** The list answers `Accept: application/pdf` too (a printed list). */
+  readonly pdf?: boolean;
   /** Further success responses, by status (a CSV import's dry run). */
   readonly more?: Readonly<Record<string, Schema>>;
   readonly errors: Readonly<Record<number, readonly ErrorCode[]>>;
@@ -93,6 +95,14 @@ const CSV: Schema = { schema: {
     + 'embeds. Nulls are empty cells; a cell starting with `=`, `+`, `-`, `@`, tab, CR or `\'` gets a leading `\'`.',
 } };
 
+/** A list asked with `Accept: application/pdf`. */
+const PDF: Schema = { schema: {
+  type: 'string', format: 'binary',
+  description: 'Every matching record, no paging, as a printable A4 list: the caller\'s company\'s name and logo, the filter as sent, '
+    + 'today\'s date in the company\'s time zone, one line per record (text too long for its column is cut with "…"; characters outside '
+    + 'Windows-1252 are replaced), and "Page N of M" on every page.',
+} };
+
 /** The errors a write's Idempotency-Key and If-Match add to its own. */
 function withHeaderErrors(errors: Readonly<Record<number, readonly ErrorCode[]>>, keyed: boolean, ifMatch: boolean) {
   const out: Record<number, readonly ErrorCode[]> = { ...errors };
@@ -131,6 +141,7 @@ export function operation(ctx: DocContext, spec: OperationSpec, method = 'get'):
         content: {
           'application/json': { schema: envelope(spec.response ?? {}, spec.paginated ?? false) },
           ...(spec.csv ? { 'text/csv': CSV } : {}),
+          ...(spec.pdf ? { 'application/pdf': PDF } : {}),
         },
       },
       ...(conditional ? { 304: NOT_MODIFIED } : {}),
@@ -204,13 +215,14 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
   // Filters may come in the query string too, on every operation that takes them; a page only on lists.
   const queryFilter = { $ref: '#/components/parameters/Filter' };
   const list = (filtered: boolean): OperationSpec => ({
-    id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, csv: true, response: records,
+    id: `list${name}${filtered ? 'Filtered' : ''}`, tag: def.name, need: need('GET'), paginated: true, csv: true, pdf: e.printable === true,
+    response: records,
     summary: filtered ? `List the ${def.name} records matching the filters` : `List ${def.name} records`,
     description: `${ctx.limits.pageSize} records per page, in the order of \`X-API-Result-Order\` (default \`id\`).`,
     parameters: [{ $ref: '#/components/parameters/ResultOrder' }, queryFilter, { $ref: '#/components/parameters/Page' }],
     errors: errorsOf({ bad: ['invalid_filter', 'malformed_order'], need: need('GET'), long: filtered,
       // The change feed refuses a cursor below its retention.
-      ...(def.name === 'changes' ? { more: { 410: ['cursor_expired'] } } : {}) }),
+      more: def.name === 'changes' ? { 406: ['not_acceptable'], 410: ['cursor_expired'] } : { 406: ['not_acceptable'] } }),
   });
   const plain: Operations = {};
   const filtered: Operations = {};

@@ -7,6 +7,7 @@ import { JsonNumber, type JsonValue, parseJson } from '../model/json.ts';
 import type { Row } from '../model/types.ts';
 import { readPoints, resultOf, pointsJson, RESULTS } from './check-points.ts';
 import { afterChecks, beforeChecksGo, checkStandards, followHistory, placeOf, STANDARDS_LINK } from './asset-history.ts';
+import { CHECK_LIST } from './printed-lists.ts';
 import { ALL_VERBS, ASSET_SHORT, data, embed, id, modified, text, USER_CREATES, version } from './fields.ts';
 import type { Resource, WriteTx } from '../engine/types.ts';
 
@@ -125,4 +126,5 @@ export const assetchecks: Resource = {
     afterInsert: afterChecks,
     beforeDelete: beforeChecksGo,
   },
+  printed: CHECK_LIST,
 };

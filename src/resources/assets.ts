@@ -6,6 +6,7 @@ import { dataError } from '../errors.ts';
 import { addMonths, MONTHS_MAX, MONTHS_MIN } from '../model/dates.ts';
 import type { Row } from '../model/types.ts';
 import { managerOf } from './companies.ts';
+import { ASSET_LIST } from './printed-lists.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, date, embed, id, modified, version, ref, required, text } from './fields.ts';
 import type { Derived, Resource, WriteTx } from '../engine/types.ts';
 
@@ -121,4 +122,5 @@ export const assets: Resource = {
     beforeInsert: refuseUnapproved,
     derive: deriveNextCheck,
   },
+  printed: ASSET_LIST,
 };

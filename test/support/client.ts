@@ -11,6 +11,8 @@ export interface TestResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly text: string;
+  /** The body's bytes as they came (a PDF). */
+  readonly bytes: Buffer;
   /** The parsed body (throws when it is not JSON): its shape is what the test asserts. */
   readonly body: unknown;
   /** The body as the contract's envelope (asserted to have a `response`). */
@@ -26,21 +28,25 @@ export interface RequestOptions {
   readonly body?: unknown;
 }
 
-/** Everything a stream yields until it ends, as text. */
-function collect(stream: Readable): Promise<string> {
+/** Everything a stream yields until it ends. */
+function collectBytes(stream: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('error', reject);
-    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
   });
 }
 
+/** Everything a stream yields until it ends, as text. */
+const collect = async (stream: Readable) => (await collectBytes(stream)).toString('utf8');
+
 /** A response of this status, headers and body text (parsed on demand). */
-export function testResponse(status: number, headers: http.IncomingHttpHeaders, text: string): TestResponse {
+export function testResponse(status: number, headers: http.IncomingHttpHeaders, text: string, bytes?: Buffer): TestResponse {
   const parsed = (): unknown => JSON.parse(text);
   // The readings of the body are not enumerable: spreading or printing a response shows status, headers, text and body only.
   return Object.defineProperties({ status, headers, text, get body() { return parsed(); } }, {
+    bytes: { get: () => bytes ?? Buffer.from(text, 'utf8') },
     envelope: { get: () => asEnvelope(parsed(), text) },
     errorReply: { get: () => asError(asEnvelope(parsed(), text).response, text) },
     reply: { value: <R>() => asEnvelope<R>(parsed(), text).response },
@@ -49,7 +55,8 @@ export function testResponse(status: number, headers: http.IncomingHttpHeaders, 
 
 /** The whole response, its body as text (parsed on demand). */
 export async function readResponse(res: http.IncomingMessage): Promise<TestResponse> {
-  return testResponse(res.statusCode ?? 0, res.headers, await collect(res));
+  const bytes = await collectBytes(res);
+  return testResponse(res.statusCode ?? 0, res.headers, bytes.toString('utf8'), bytes);
 }
 
 /** The raw HTTP response a socket receives until the server closes it. */

@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 export const FLOORS: readonly (readonly string[])[] = [
   ['model', 'errors.ts'],
   ['metrics.ts'],
-  ['tls', 'storage', 'ratelimit'],
+  ['tls', 'storage', 'ratelimit', 'print'],
   ['db'],
   ['filter'],
   ['engine'],

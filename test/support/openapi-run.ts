@@ -183,6 +183,11 @@ async function refusals(w: World, ids: Record<string, number>, made: Made): Prom
     }
   }
   const asset = (await tour.expect(200, api, 'GET', `/3.0/assets/id=${ids.assets}`)).response[0];
+  // The printed lists: a PDF answer is documented for them.
+  for (const path of [`/3.0/assets/id=${ids.assets}`, '/3.0/assetchecks']) {
+    const pdf = await tour.send(api, 'GET', path, { headers: { accept: 'application/pdf' } });
+    assert.equal(pdf.headers['content-type'], 'application/pdf', `${path}: ${pdf.status}`);
+  }
   await tour.expect(409, api, 'PUT', '/3.0/assets', { body: { asset_no: asset.asset_no } });
   const other = (await tour.expect(201, api, 'PUT', '/3.0/assets', { body: { asset_no: uniqueName('O-') } })).response.ids[0];
   await tour.expect(409, api, 'POST', `/3.0/assets/id=${other}`, { body: { asset_no: asset.asset_no } });

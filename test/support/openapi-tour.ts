@@ -138,6 +138,12 @@ export async function sweep(w: World, made: Made, limit: { freeze(): void; thaw(
   for (const t of api.filter((x) => documents(x, 414))) {
     check(await tour.send(w.api, t.method, t.template.replace(/\{\w+\}/, `id=${'1'.repeat(9000)}`), { body: bodyOf(t) }), 414, t);
   }
+  // A list that may answer JSON, CSV or (some) PDF, asked for none of them: 406.
+  // (The filters come first: the change feed's filter names `seq`, as it has no `id`.)
+  for (const t of api.filter((x) => documents(x, 406))) {
+    const path = t.id.startsWith('listChanges') ? t.path.replace(/\bid(%3D|=)/, 'seq$1') : t.path;
+    check(await tour.send(w.api, t.method, path, { headers: { accept: 'application/json;q=0' } }), 406, t);
+  }
   await sweepHeaders(w, made, api);
   const viewer = await user(svc, w.top, { level: 'readonly' });
   const login = await w.api.request('POST', '/3.0/login', { body: { username: viewer.username, password: viewer.password } });
