@@ -97,8 +97,7 @@ export async function ask<T = unknown>(deps: EngineDeps, who: Asker, q: Ask): Pr
  * Every record a GET of an engine endpoint matches, a batch at a time in id order
  * and without a count: what a whole list (a calendar) reads, in bounded memory.
  */
-export async function* askEach<T>(deps: EngineDeps, who: Asker, q: { readonly endpoint: string; readonly filters: readonly (readonly [string, string])[] },
-): AsyncGenerator<T[]> {
+export async function* askEach<T>(deps: EngineDeps, who: Asker, q: Pick<Ask, 'endpoint' | 'filters' | 'anyOf'>): AsyncGenerator<T[]> {
   const endpoint = deps.endpoints.get(q.endpoint);
   if (!endpoint?.handlers.GET || hasOwnEndpoint(q.endpoint) || !deps.registry.resource(q.endpoint)) throw noEndpoint(q.endpoint);
   authorize(endpoint, 'GET', who.principal);
@@ -107,6 +106,7 @@ export async function* askEach<T>(deps: EngineDeps, who: Asker, q: { readonly en
     database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
     principal: who.principal, ip: who.ip, blobs: deps.blobs,
   };
-  const query = parseQuery(def, 'GET', pathFilters(...q.filters.map(segmentOf)), undefined, deps.registry.lookup, deps.limits);
+  const filters = { ...pathFilters(...(q.filters ?? []).map(segmentOf)), anyOf: q.anyOf?.map((group) => group.map(segmentOf)) };
+  const query = parseQuery(def, 'GET', filters, undefined, deps.registry.lookup, deps.limits);
   for await (const batch of allRecords(ctx, def, query)) yield batch.map((json) => JSON.parse(json) as T);
 }

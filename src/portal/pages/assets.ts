@@ -1,6 +1,7 @@
 // The asset list: the scope's assets a page at a time, searched, filtered and
 // sorted through the engine's own filters, and the same selection as CSV.
 import type { FastifyInstance } from 'fastify';
+import { allows } from '../../auth/access.ts';
 import { ask } from '../engine.ts';
 import { DUE_TEXT, dueState } from '../due.ts';
 import { render } from '../render.ts';
@@ -43,7 +44,7 @@ export function assetsPage(app: FastifyInstance, { engine }: PageDeps): void {
     return render(reply, req.visit, 'assets', 'Assets', 'assets', {
       q, total: pagination?.total_records ?? 0, results: RESULTS, sortLinks,
       assets: response.map((a) => ({ ...a, state: dueState(a.next_check, w) })), stateText: DUE_TEXT,
-      csv: assetLink('/assets.csv', q, { page: '' }),
+      csv: assetLink('/assets.csv', q, { page: '' }), labels: allows(who.principal, 'user') ? assetLink('/labels', q) : null,
       pager: { page: q.page, pages, prev: q.page > 1 ? assetLink('/assets', q, { page: q.page - 1 }) : null,
         next: q.page < pages ? assetLink('/assets', q, { page: q.page + 1 }) : null },
     });
