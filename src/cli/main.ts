@@ -31,6 +31,7 @@ const COMMANDS: readonly { readonly words: string; load(): Promise<Command> }[] 
   { words: 'webhooks rotate', load: async () => (await import('./webhooks.ts')).webhooksRotate },
   { words: 'webhooks dispatch', load: async () => (await import('./webhooks.ts')).webhooksDispatch },
   { words: 'webhooks redeliver', load: async () => (await import('./webhooks.ts')).webhooksRedeliver },
+  { words: 'labels rotate', load: async () => (await import('./labels.ts')).labelsRotate },
   { words: 'changes prune', load: async () => (await import('./changes.ts')).changesPrune },
   { words: 'export', load: async () => (await import('./csv.ts')).exportCsv },
   { words: 'import', load: async () => (await import('./csv.ts')).importCsvCommand },

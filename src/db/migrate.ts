@@ -49,6 +49,7 @@ import * as portalSessions from './migrations/0017_portal_sessions.ts';
 import * as instances from './migrations/0018_instances.ts';
 import * as readPositions from './migrations/0019_read_positions.ts';
 import * as failedAssets from './migrations/0020_failed_assets.ts';
+import * as portalFeeds from './migrations/0021_portal_feeds.ts';
 
 export interface Migration {
   readonly name: string;
@@ -78,6 +79,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0018_instances', up: instances.up },
   { name: '0019_read_positions', up: readPositions.up },
   { name: '0020_failed_assets', up: failedAssets.up },
+  { name: '0021_portal_feeds', up: portalFeeds.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

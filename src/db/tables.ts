@@ -142,7 +142,21 @@ export interface DueNoticesTable {
   kind: string;
 }
 
+export interface CalendarFeedsTable {
+  user_id: number;
+  token_hash: string;
+  created: string;
+}
+
+export interface ServiceSecretsTable {
+  name: string;
+  secret: string;
+  created: string;
+}
+
 export interface Tables {
+  calendar_feeds: CalendarFeedsTable;
+  service_secrets: ServiceSecretsTable;
   webhooks: WebhooksTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -41,7 +41,7 @@ const AFTER = new Param('after');
  * key), and the caller sees the whole scope: no further column to read.
  */
 const testsOnly = (s: Shape, def: ResourceDef, q: QueryShape, fields: readonly string[]) => q.conditions.length > 0
-  && !def.visible?.(computedContext(s, 't')) && q.conditions.every((c) => !c.ref.relation && c.ref.keys.length === 0 && fields.includes(c.ref.field.name));
+  && !def.visible?.(computedContext(s, 't')) && q.conditions.every((c) => !c.orElse && !c.ref.relation && c.ref.keys.length === 0 && fields.includes(c.ref.field.name));
 
 /** The hint of a walk in id order (through the resource's walk index where it holds what is tested), where the query has filters to weigh. */
 function walkHint(s: Shape, def: ResourceDef, q: QueryShape): Sql | null {

@@ -42,6 +42,17 @@ export function parseQuery(def: ResourceDef, verb: Verb, filters: Filters, order
     if (!ref) throw invalidFilter(raw);
     conditions.push(typeCondition(segment, ref));
   }
+  for (const group of filters.anyOf ?? []) {
+    const [first, ...rest] = group.map((raw) => {
+      const segment = parseSegment(raw);
+      const ref = resolveField(def, segment.field, lookup);
+      if (!ref || segment.field === 'page') throw invalidFilter(raw);
+      return typeCondition(segment, ref);
+    });
+    if (!first) continue;
+    if (conditions.length === limits.maxFilters) throw invalidFilter(group[0]!);
+    conditions.push(rest.length > 0 ? { ...first, orElse: rest } : first);
+  }
   const order = verb === 'GET' ? parseOrder(def, orderHeader, lookup) : [];
   return { conditions, order, page: page ?? 1 };
 }

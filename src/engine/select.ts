@@ -52,7 +52,7 @@ export function joinClause(s: Shape, def: ResourceDef, relations: Iterable<Relat
 
 export function relationsOf(conditions: readonly Condition[], order: readonly OrderTerm[] = []): Set<RelationDef> {
   const out = new Set<RelationDef>();
-  for (const { ref } of [...conditions, ...order]) if (ref.relation) out.add(ref.relation);
+  for (const { ref } of [...conditions, ...conditions.flatMap((c) => c.orElse ?? []), ...order]) if (ref.relation) out.add(ref.relation);
   return out;
 }
 
@@ -68,6 +68,11 @@ export function whereClause(s: Shape, def: ResourceDef, conditions: readonly Con
 
 /** One condition; over a relation through a link table, it holds when some linked record the caller may see matches. */
 function conditionSql(s: Shape, c: Condition): Sql {
+  if (c.orElse) return sql`(${sql.join([c, ...c.orElse].map((one) => oneConditionSql(s, one)), sql` OR `)})`;
+  return oneConditionSql(s, c);
+}
+
+function oneConditionSql(s: Shape, c: Condition): Sql {
   const own = compileCondition(c, exprOf(s, c.ref), s.hooks);
   const through = c.ref.relation?.through;
   if (!through) return own;

@@ -2,7 +2,7 @@
 // Params (c0, c0n, …), the key that names the shape, and the values to bind.
 // Field references, operators and value kinds make the key; values never do.
 import { Param } from '../db/statements.ts';
-import type { Typed } from '../filter/compile.ts';
+import type { Condition, Typed } from '../filter/compile.ts';
 import type { OrderTerm } from '../filter/order.ts';
 import type { FieldRef } from '../filter/resolve.ts';
 import { merged } from '../model/merged.ts';
@@ -28,18 +28,28 @@ export const orderKey = (order: readonly OrderTerm[]) => order.map((t) => `${ref
 export function queryShape(query: Query): QueryShape {
   const values: Record<string, unknown> = {};
   const keys: string[] = [];
-  const conditions = query.conditions.map((c, i) => {
+  /** One condition with its values as the params `<name>`, `<name>n`; its key. */
+  const slot = (c: Condition, name: string): { condition: Condition; key: string } => {
     const at = (suffix: string, value: unknown) => {
-      values[`c${i}${suffix}`] = value;
-      return new Param(`c${i}${suffix}`);
+      values[`${name}${suffix}`] = value;
+      return new Param(`${name}${suffix}`);
     };
     const { value, kind } = slotted(c.value, at);
-    keys.push(`${refKey(c.ref)}${c.segment.op}${kind}`);
-    return merged(c, { value });
+    return { condition: merged(c, { value }), key: `${refKey(c.ref)}${c.segment.op}${kind}` };
+  };
+  const conditions = query.conditions.map((c, i) => {
+    const own = slot(c, `c${i}`);
+    if (!c.orElse) {
+      keys.push(own.key);
+      return own.condition;
+    }
+    const others = c.orElse.map((o, j) => slot(o, `c${i}o${j}`));
+    keys.push(`(${[own.key, ...others.map((o) => o.key)].join('/')})`);
+    return merged(own.condition, { orElse: others.map((o) => o.condition) });
   });
   return { where: keys.join('|'), order: orderKey(query.order), conditions, values };
 }
 
 /** The query can match one record at most: it names an id of the endpoint's own records. */
 export const byId = (query: Query) => query.conditions.some((c) =>
-  !c.ref.relation && c.ref.field.name === 'id' && c.ref.keys.length === 0 && c.segment.op === '=' && c.value.kind === 'scalar');
+  !c.orElse && !c.ref.relation && c.ref.field.name === 'id' && c.ref.keys.length === 0 && c.segment.op === '=' && c.value.kind === 'scalar');

@@ -153,6 +153,11 @@ export interface Filters {
   readonly segments: readonly string[];
   /** The query string's `filter` values as sent (not yet decoded), and `page=<value>` for each `page`, in their order. */
   readonly query: readonly string[];
+  /**
+   * Groups of path segments of which one must hold, any one (a search over several
+   * fields). The service's own callers set it; a request's filters never do.
+   */
+  readonly anyOf?: readonly (readonly string[])[];
 }
 
 export interface Call extends Filters {

@@ -29,6 +29,8 @@ export interface Condition {
   readonly segment: FilterSegment;
   readonly ref: FieldRef;
   readonly value: Typed;
+  /** Conditions of which any, this one or these, may hold: a search over several fields (never from a request's filters). */
+  readonly orElse?: readonly Condition[];
 }
 
 const INTEGER = /^-?\d+$/;

@@ -7,7 +7,10 @@ import { authorize } from '../auth/access.ts';
 import type { Database } from '../db/database.ts';
 import type { Endpoint, Limits, Pagination, Registry } from '../engine/types.ts';
 import { noEndpoint } from '../errors.ts';
+import { allRecords } from '../engine/list.ts';
+import { pathFilters, parseQuery } from '../engine/query.ts';
 import { parseBody } from '../http/body.ts';
+import { hasOwnEndpoint } from '../resources/registry.ts';
 import type { Clock } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Verb } from '../model/types.ts';
@@ -29,6 +32,8 @@ export interface Ask {
   readonly endpoint: string;
   /** [field + operator, value] pairs, e.g. ['id=', '3'], or a raw segment (a token). */
   readonly filters?: readonly (readonly [string, string] | string)[];
+  /** Groups of filters of which any one must hold (a search over several fields). */
+  readonly anyOf?: readonly (readonly (readonly [string, string])[])[];
   /** An X-API-Result-Order value. */
   readonly order?: string;
   readonly body?: unknown;
@@ -80,10 +85,28 @@ export async function ask<T = unknown>(deps: EngineDeps, who: Asker, q: Ask): Pr
       database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
       principal: who.principal, ip: who.ip, blobs: deps.blobs,
     },
-    verb: q.verb, segments: (q.filters ?? []).map(segmentOf), query: [], orderHeader: q.order, accept: q.csv ? 'text/csv' : undefined,
+    verb: q.verb, segments: (q.filters ?? []).map(segmentOf), query: [], anyOf: q.anyOf?.map((group) => group.map(segmentOf)), orderHeader: q.order, accept: q.csv ? 'text/csv' : undefined,
     stream: Readable.from([]), contentLength: undefined,
     json: () => parseBody(raw), csv: undefined, dryRun: false, ifMatch: undefined,
   });
   if (reply.file) return { status: 200, response: undefined as T, file: reply.file };
   return { status: reply.status ?? 200, response: JSON.parse(reply.response) as T, pagination: reply.pagination };
+}
+
+/**
+ * Every record a GET of an engine endpoint matches, a batch at a time in id order
+ * and without a count: what a whole list (a calendar) reads, in bounded memory.
+ */
+export async function* askEach<T>(deps: EngineDeps, who: Asker, q: Pick<Ask, 'endpoint' | 'filters' | 'anyOf'>): AsyncGenerator<T[]> {
+  const endpoint = deps.endpoints.get(q.endpoint);
+  if (!endpoint?.handlers.GET || hasOwnEndpoint(q.endpoint) || !deps.registry.resource(q.endpoint)) throw noEndpoint(q.endpoint);
+  authorize(endpoint, 'GET', who.principal);
+  const def = deps.registry.lookup(q.endpoint);
+  const ctx = {
+    database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
+    principal: who.principal, ip: who.ip, blobs: deps.blobs,
+  };
+  const filters = { ...pathFilters(...(q.filters ?? []).map(segmentOf)), anyOf: q.anyOf?.map((group) => group.map(segmentOf)) };
+  const query = parseQuery(def, 'GET', filters, undefined, deps.registry.lookup, deps.limits);
+  for await (const batch of allRecords(ctx, def, query)) yield batch.map((json) => JSON.parse(json) as T);
 }

@@ -11,7 +11,7 @@ const NAV = [
   ['messages', '/messages', 'Messages'], ['account', '/account', 'Account'], ['logout', '/logout', 'Sign out'],
 ] as const;
 
-export type Section = (typeof NAV)[number][0] | 'login' | 'error';
+export type Section = (typeof NAV)[number][0] | 'login' | 'error' | 'status';
 
 export function render(reply: FastifyReply, visit: Visit, section: Section, title: string, template: string,
   data: Record<string, unknown> = {}, status = 200): FastifyReply {

@@ -40,12 +40,17 @@ export interface Portal {
 // Templates and the stylesheet sit beside the sources; this path is the same from src/portal and dist/portal.
 const HERE = fileURLToPath(new URL('../../src/portal/', import.meta.url));
 const STYLESHEET = readFileSync(`${HERE}assets/portal.css`, 'utf8');
+/** A calendar link is its own password: the log shows that one was asked for, not which. */
+const withoutFeedToken = (url: string) => url.replace(/^\/calendar\/[^/?]*/, '/calendar/…');
+const requestLine = (r: { method: string; url: string; host?: string; ip?: string }) =>
+  ({ method: r.method, url: withoutFeedToken(r.url), host: r.host, remoteAddress: r.ip });
 const FORM_REFUSED = 'This form has expired or did not come from this site. Nothing was changed; please try again.';
 
 export async function buildPortal(o: PortalOptions): Promise<Portal> {
   const { minVersion, ciphers, honorCipherOrder } = tlsProfile(o.tlsCiphers);
-  const fastify = Fastify({
-    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.cookie', '*.password', '*.current', '*.new', '*.csrf'], stream: o.logStream },
+  const fastify = Fastify<https.Server>({
+    logger: { level: o.logLevel ?? 'info', redact: ['req.headers.cookie', '*.password', '*.current', '*.new', '*.csrf'], stream: o.logStream,
+      serializers: { req: requestLine } },
     bodyLimit: 64 * 1024,
     serverFactory: (handler) => https.createServer({ ...serverTimeouts(o.connections), key: o.tls.key, cert: o.tls.cert, minVersion, ciphers,
       honorCipherOrder }, handler),

@@ -50,6 +50,7 @@ export const hasOwnEndpoint = (name: string): boolean => [...OWN_ENDPOINTS.keys(
 const INTERNAL: readonly InternalReference[] = [
   { table: 'assetcheck_standards', column: 'check_id', resource: 'assetchecks', onDelete: 'cascade' },
   { table: 'assetcheck_standards', column: 'asset_id', resource: 'assets', onDelete: 'restrict', name: 'assetchecks' },
+  { table: 'calendar_feeds', column: 'user_id', resource: 'users', onDelete: 'cascade' },
   { table: 'clients', column: 'company_id', resource: 'companies', onDelete: 'restrict' },
   { table: 'message_reads', column: 'message_id', resource: 'messages', onDelete: 'cascade' },
   { table: 'message_reads', column: 'user_id', resource: 'users', onDelete: 'cascade' },

@@ -9,7 +9,8 @@ import { limited, ROOT, show, withStage } from '../support/stage.ts';
 
 /** Commands this suite knows to have a description of their own beyond the usage line. */
 const DESCRIBED = ['serve', 'demo', 'migrate', 'company add', 'company set', 'company list', 'cert create', 'client add', 'client list',
-  'client revoke', 'user add', 'user list', 'reminders run', 'jobs list', 'jobs run', 'backup', 'restore', 'openapi', 'changes prune'];
+  'client revoke', 'user add', 'user list', 'reminders run', 'jobs list', 'jobs run', 'backup', 'restore', 'openapi', 'changes prune',
+  'labels rotate'];
 
 describe('asset-tracker --help, --version, openapi', () => {
   it('every command listed by --help answers its own --help on stdout with exit 0', { timeout: 180_000 }, async () => {

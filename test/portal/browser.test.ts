@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { labelSecret, statusToken } from '../../src/admin/labels.ts';
 import { DEMO_USER, seedDemo } from '../../src/cli/demo-data.ts';
 import { BlobStore } from '../../src/storage/blobs.ts';
 import { type PortalService, startPortal } from '../support/portal.ts';
@@ -75,7 +76,8 @@ describe('the portal in a browser', { skip: missing }, () => {
 
   const PAGES = () => [
     ['/', 'Dashboard', 'dashboard'], ['/assets', 'Assets', 'assets'], [`/assets/${calibrated}`, 'Asset CAL-01', 'asset'],
-    [`/assets/${calibrated}/checks/new`, 'Record a check of CAL-01', 'check-new'], ['/queue', 'Queue', 'queue'], ['/messages', 'Messages', 'messages'], ['/account', 'Account', 'account'], ['/logout', 'Sign out', null],
+    [`/assets/${calibrated}/checks/new`, 'Record a check of CAL-01', 'check-new'], ['/queue', 'Queue', 'queue'], ['/messages', 'Messages', 'messages'], ['/account', 'Account', 'account'],
+    ['/labels?q=CAL', 'Labels', 'labels'], ['/logout', 'Sign out', null],
   ] as const;
 
   for (const width of WIDTHS) {
@@ -101,14 +103,43 @@ describe('the portal in a browser', { skip: missing }, () => {
           await page.screenshot({ path: join(SHOTS, width === 1280 ? `${shot}.png` : `${shot}-narrow.png`), fullPage: width === 1280 });
         }
       }
+      // The calendar link: made, shown once, replaced — each a button of a form on /account.
+      await page.goto(url('/account'));
+      // The first width makes the user's link; the second finds one and replaces it.
+      await page.getByRole('button', { name: /^(Make a|Replace) calendar link$/ }).click();
+      const link = await page.locator('#feed-link').inputValue();
+      assert.match(link, /^https:\/\/localhost:\d+\/calendar\/[0-9a-f]{64}\.ics$/);
+      await checkPage(page, '/account (a new calendar link)', 'Account', width);
+      if (width === 1280 && process.env.SCREENSHOTS === '1') await page.screenshot({ path: join(SHOTS, 'account-calendar.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Replace calendar link' }).click();
+      assert.notEqual(await page.locator('#feed-link').inputValue(), link);
+      const calendar = await page.context().request.get(link);
+      assert.equal(calendar.status(), 404, 'the replaced link is gone');
       // Signing out by keyboard: the page's one button.
       await page.goto(url('/logout'));
       await page.locator('main button').focus();
       await page.keyboard.press('Enter');
       await page.waitForURL(url('/login'));
+      // Signed out: the public status page a label opens.
+      const token = statusToken(await labelSecret(svc.database, svc.clock), calibrated);
+      const status = await page.goto(url(`/s/${token}`));
+      assert.equal(status?.status(), 200);
+      assert.match(await page.title(), /^Asset CAL-01 — /);
+      await checkPage(page, '/s/…', null, width);
+      if (process.env.SCREENSHOTS === '1') await page.screenshot({ path: join(SHOTS, width === 1280 ? 'status.png' : 'status-narrow.png') });
       assert.deepEqual(problems, [], 'no script error and nothing blocked');
       await page.context().close();
     });
+  }
+
+  /** One h1, no axe-core violation, no sideways scrolling; the title when given. */
+  async function checkPage(page: Page, what: string, title: string | null, width: number): Promise<void> {
+    if (title) assert.equal(await page.title(), `${title} — Demo Holdings`);
+    assert.equal(await page.locator('h1').count(), 1, `${what} has one h1`);
+    const violations = (await new AxeBuilder({ page }).withTags(WCAG).analyze()).violations;
+    assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `${what} at ${width} px`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${what} does not scroll sideways at ${width} px (${overflow} px)`);
   }
 
   it('the guide\'s screenshots are in docs/screenshots/ (npm run screenshots makes them)', () => {

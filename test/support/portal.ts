@@ -29,6 +29,8 @@ export interface PageResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly text: string;
+  /** The body as sent (a PDF, a calendar). */
+  readonly bytes: Buffer;
 }
 
 export interface PageRequest {
@@ -60,7 +62,8 @@ export class Browser {
             const pair = set.split(';')[0]!;
             this.cookie = pair.endsWith('=') ? null : pair;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: bytes.toString('utf8'), bytes });
         });
       });
       req.on('error', reject);

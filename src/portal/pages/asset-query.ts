@@ -3,24 +3,27 @@
 import type { DueWindow } from '../due.ts';
 import { field, wholeNumber } from './deps.ts';
 
-export const SEARCH_FIELDS = [['asset_no', 'Asset number'], ['serial_no', 'Serial number'], ['description', 'Description']] as const;
+/** The search text matches a record when any of these contains it (case aside). */
+export const SEARCH_FIELDS = ['asset_no', 'serial_no', 'description'] as const;
 export const SORTS = [['asset_no', 'Asset number'], ['next_check', 'Next check'], ['description', 'Description']] as const;
 export const RESULTS = ['pass', 'adjusted', 'conditional', 'fail'] as const;
-const KEYS = ['q', 'in', 'location', 'department', 'status', 'due_before', 'last_result', 'state', 'sort', 'dir'] as const;
+const KEYS = ['q', 'location', 'department', 'status', 'due_before', 'last_result', 'state', 'sort', 'dir'] as const;
 
 export type AssetQuery = Readonly<Record<(typeof KEYS)[number], string>> & { readonly page: number };
 
 export function readAssetQuery(query: unknown): AssetQuery {
   const q = Object.fromEntries(KEYS.map((k) => [k, field(query, k).trim()])) as Record<(typeof KEYS)[number], string>;
-  if (!SEARCH_FIELDS.some(([f]) => f === q.in)) q.in = 'asset_no';
   if (!SORTS.some(([f]) => f === q.sort)) q.sort = 'asset_no';
   if (q.dir !== 'desc') q.dir = 'asc';
   return { ...q, page: wholeNumber(field(query, 'page')) ?? 1 };
 }
 
+/** The search as a group of filters of which any one must hold. */
+export const assetSearch = (q: AssetQuery): (readonly [string, string])[][] =>
+  (q.q ? [SEARCH_FIELDS.map((f) => [`${f}~`, q.q] as const)] : []);
+
 export function assetFilters(q: AssetQuery, w: DueWindow): (readonly [string, string] | string)[] {
   const f: (readonly [string, string] | string)[] = [];
-  if (q.q) f.push([`${q.in}~`, q.q]);
   if (q.location) f.push(['location.description~', q.location]);
   if (q.department) f.push(['department.description~', q.department]);
   if (q.status) f.push(['status~', q.status]);

@@ -1,11 +1,12 @@
 // The asset list: the scope's assets a page at a time, searched, filtered and
 // sorted through the engine's own filters, and the same selection as CSV.
 import type { FastifyInstance } from 'fastify';
+import { allows } from '../../auth/access.ts';
 import { ask } from '../engine.ts';
 import { DUE_TEXT, dueState } from '../due.ts';
 import { render } from '../render.ts';
 import { signedIn } from '../visit.ts';
-import { assetFilters, assetLink, assetOrder, readAssetQuery, RESULTS, SEARCH_FIELDS, SORTS } from './asset-query.ts';
+import { assetFilters, assetLink, assetOrder, assetSearch, readAssetQuery, RESULTS, SORTS } from './asset-query.ts';
 import { homeCompany } from './common.ts';
 import type { PageDeps } from './deps.ts';
 
@@ -31,7 +32,7 @@ export function assetsPage(app: FastifyInstance, { engine }: PageDeps): void {
     const q = readAssetQuery(req.query);
     const { window: w } = await homeCompany(engine, who);
     const { response, pagination } = await ask<AssetRecord[]>(engine, who, {
-      verb: 'GET', endpoint: 'assets', filters: [...assetFilters(q, w), ['page=', String(q.page)]], order: assetOrder(q),
+      verb: 'GET', endpoint: 'assets', filters: [...assetFilters(q, w), ['page=', String(q.page)]], anyOf: assetSearch(q), order: assetOrder(q),
     });
     const pages = pagination?.total_pages ?? 0;
     const sortLinks = SORTS.map(([key, label]) => {
@@ -41,9 +42,9 @@ export function assetsPage(app: FastifyInstance, { engine }: PageDeps): void {
         sorted: active ? (q.dir === 'asc' ? 'ascending' : 'descending') : null };
     });
     return render(reply, req.visit, 'assets', 'Assets', 'assets', {
-      q, total: pagination?.total_records ?? 0, searchFields: SEARCH_FIELDS, results: RESULTS, sortLinks,
+      q, total: pagination?.total_records ?? 0, results: RESULTS, sortLinks,
       assets: response.map((a) => ({ ...a, state: dueState(a.next_check, w) })), stateText: DUE_TEXT,
-      csv: assetLink('/assets.csv', q, { page: '' }),
+      csv: assetLink('/assets.csv', q, { page: '' }), labels: allows(who.principal, 'user') ? assetLink('/labels', q) : null,
       pager: { page: q.page, pages, prev: q.page > 1 ? assetLink('/assets', q, { page: q.page - 1 }) : null,
         next: q.page < pages ? assetLink('/assets', q, { page: q.page + 1 }) : null },
     });
@@ -54,7 +55,8 @@ export function assetsPage(app: FastifyInstance, { engine }: PageDeps): void {
     if (!who) return reply;
     const q = readAssetQuery(req.query);
     const { window: w } = await homeCompany(engine, who);
-    const { file } = await ask(engine, who, { verb: 'GET', endpoint: 'assets', filters: assetFilters(q, w), order: assetOrder(q), csv: true });
+    const { file } = await ask(engine, who, { verb: 'GET', endpoint: 'assets', filters: assetFilters(q, w), anyOf: assetSearch(q), order: assetOrder(q),
+      csv: true });
     return reply.headers(file!.headers).header('content-disposition', 'attachment; filename="assets.csv"').send(file!.stream);
   });
 }
