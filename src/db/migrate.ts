@@ -46,6 +46,7 @@ import * as reminderWalk from './migrations/0014_reminder_walk.ts';
 import * as schemaParts from './migrations/0015_schema_parts.ts';
 import * as assetchecks from './migrations/0016_assetchecks.ts';
 import * as portalSessions from './migrations/0017_portal_sessions.ts';
+import * as mail from './migrations/0018_mail.ts';
 
 export interface Migration {
   readonly name: string;
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0015_schema_parts', up: schemaParts.up },
   { name: '0016_assetchecks', up: assetchecks.up },
   { name: '0017_portal_sessions', up: portalSessions.up },
+  { name: '0018_mail', up: mail.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';
