@@ -4,6 +4,7 @@
 // says whether a retry could mend it: a server that refuses the recipient (5xx to
 // RCPT TO) will refuse it again; a server down, busy or with a bad certificate may
 // not be later.
+import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { MailSettings } from './settings.ts';
@@ -21,7 +22,7 @@ export function smtpTransport(s: Pick<MailSettings, 'smtpUrl' | 'ca' | 'timeoutM
   return nodemailer.createTransport({
     host, port: url.port ? Number(url.port) : undefined, secure: url.protocol === 'smtps:',
     auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
-    tls: { rejectUnauthorized: true, servername: host, ...(s.ca ? { ca: [...rootCertificates, s.ca] } : {}) },
+    tls: { rejectUnauthorized: true, ...(isIP(host) ? {} : { servername: host }), ...(s.ca ? { ca: [...rootCertificates, s.ca] } : {}) },
     connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
     // Messages are built here from the store: nothing in one may make the sender read a file or a URL.
     disableFileAccess: true, disableUrlAccess: true,

@@ -45,7 +45,7 @@ const wantsWeekly = (data: string | null): boolean => {
 
 /** Queues this week's list of every company that sends one and whose week has opened; how many were queued. */
 export async function queueWeeklyReports(database: Database, clock: Clock): Promise<number> {
-  const companies = await database.db.selectFrom('companies').select(['id', 'data']).where('data', 'like', '%weekly_report%').orderBy('id').execute();
+  const companies = await database.db.selectFrom('companies').select(['id', 'data']).where(sql<string>`CAST(data AS TEXT)`, 'like', '%weekly_report%').orderBy('id').execute();
   let queued = 0;
   for (const c of companies) {
     if (!wantsWeekly(c.data)) continue;
