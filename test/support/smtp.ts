@@ -21,6 +21,8 @@ export class SmtpSink {
   readonly refuse = new Set<string>();
   /** While set, DATA is read but not answered (a server that hangs, or a process killed meanwhile). */
   hold = false;
+  /** Messages whose DATA the server has read (answered or not). */
+  dataRead = 0;
   private server: SMTPServer | null = null;
   port = 0;
 
@@ -50,6 +52,7 @@ export class SmtpSink {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
+          this.dataRead++;
           const raw = Buffer.concat(chunks).toString('utf8');
           const answer = async () => {
             while (this.hold) await new Promise((r) => setTimeout(r, 50));
