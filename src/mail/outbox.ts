@@ -89,6 +89,8 @@ export class MailSender {
         response: outcome.ok ? outcome.response.slice(0, 1000) : null, error: outcome.ok ? null : outcome.error,
         lease_owner: null, lease_until: null,
       }).where('id', '=', id).where('lease_owner', '=', this.leases.owner).execute();
+      // A digest sent or given up no longer needs its items (the outbox row stays, for `mail log`).
+      if (status !== 'retrying') await this.database.db.deleteFrom('mail_digest_items').where('digest_id', '=', id).execute();
       if (outcome.ok) return 'delivered';
       this.o.log?.warn({ mail: id, kind: row.kind, user: Number(row.user_id), attempt, status, error: outcome.error }, 'e-mail not delivered');
       return outcome.final ? 'failed' : 'unreachable';
