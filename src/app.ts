@@ -7,6 +7,7 @@ import https from 'node:https';
 import { authorize } from './auth/access.ts';
 import { resumeSession, tokenFrom } from './auth/sessions.ts';
 import { type Trust, trustOf } from './auth/forwarded.ts';
+import { presented } from './auth/transport.ts';
 import type { Database } from './db/database.ts';
 import { DEFAULT_LIMITS } from './engine/context.ts';
 import { clientErrorHandler, connectHandler, http1Only, type UnroutedAnswer } from './http/client-error.ts';
@@ -29,6 +30,7 @@ import { join } from 'node:path';
 import { createEndpoints, createRegistry } from './resources/registry.ts';
 import type { Endpoint, Limits } from './engine/types.ts';
 import { buildPortal, type Portal } from './portal/server.ts';
+import { unsubscribeRoutes } from './http/unsubscribe.ts';
 
 export interface AppOptions {
   readonly database: Database;
@@ -83,6 +85,7 @@ export interface App {
 /** Paths Fastify serves (registered below); every other request goes to the API's pipeline directly. */
 const SERVICE_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json', '/docs']);
 const pathOf = (url = '/') => { const q = url.indexOf('?'); return q < 0 ? url : url.slice(0, q); };
+const serviceRoute = (path: string) => SERVICE_ROUTES.has(path) || path.startsWith('/unsubscribe/');
 
 /** Request ids (logs, 500 references): unique per process by a random prefix, cheap by a counter. */
 const REQUEST_PREFIX = randomBytes(4).toString('hex');
@@ -140,7 +143,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
       // The service's own routes go through Fastify; every other request is the API's (http/serve-api.ts).
       const route: http.RequestListener = (req, res) => {
         if (draining || closing) res.setHeader('connection', 'close');
-        if (SERVICE_ROUTES.has(pathOf(req.url))) fastifyHandler(req, res);
+        if (serviceRoute(pathOf(req.url))) fastifyHandler(req, res);
         else answerApi(req, res);
       };
       // Early refusals (413 …) reach a client still sending its body (http/early-answer.ts).
@@ -228,6 +231,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     const { code, body } = await probes.ready();
     return reply.code(code).send(body);
   });
+  unsubscribeRoutes(fastify, { database: o.database, clock: o.clock, ipOf: (req) => presented(req, deps.proxy).ip });
   const document = openApiDocument(registry, endpoints, o.baseUrl, deps.limits);
   const openapi = JSON.stringify(document);
   fastify.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));

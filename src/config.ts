@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/connections.ts';
+import { type MailSettings, mailSettings } from './mail/settings.ts';
 
 export interface Config {
   readonly dataDir: string;
@@ -47,6 +48,8 @@ export interface Config {
   readonly metrics: { readonly host: string; readonly port: number } | null;
   /** Webhook deliveries: the address rule lifted (tests, on-premises receivers), and each attempt's timeout. */
   readonly webhooks: { readonly allowPrivate: boolean; readonly timeoutMs: number };
+  /** E-mail (SMTP_URL, MAIL_FROM, SMTP_CA_FILE); null when it is off. */
+  readonly mail: MailSettings | null;
 }
 
 export class ConfigError extends Error {
@@ -142,6 +145,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
   }
   const baseUrl = (str('BASE_URL') ?? `https://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(baseUrl)) problems.push('BASE_URL must be an absolute http(s) URL');
+  const portalBaseUrl = (str('PORTAL_BASE_URL') ?? `https://localhost:${portalPort}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(portalBaseUrl)) problems.push('PORTAL_BASE_URL must be an absolute http(s) URL');
+  const mail = mailSettings({ smtpUrl: str('SMTP_URL'), from: str('MAIL_FROM'), caFile: str('SMTP_CA_FILE'), baseUrl,
+    portalBaseUrl: portalPort === 0 ? null : portalBaseUrl, timeoutMs: duration('SMTP_TIMEOUT', 30_000) }, problems);
 
   const config: Config = {
     dataDir: resolve(str('DATA_DIR') ?? './data'),
@@ -173,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultHost = '
       timeoutMs: duration('WEBHOOK_TIMEOUT', 10_000),
     },
     portalPort: portalPort === 0 ? null : portalPort,
+    mail,
     metrics: metricsPort === null ? null : { host: str('METRICS_HOST') ?? '127.0.0.1', port: metricsPort },
     connections: {
       handshakeTimeoutMs: duration('TLS_HANDSHAKE_TIMEOUT', DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs),

@@ -79,6 +79,8 @@ export async function startServer(config: Config, database?: Database): Promise<
     app.fastify.log.info(`API listening at http://${hostForUrl(config.host)}:${port} (plain HTTP, for the trusted proxies only)`);
   }
   if (tls.created) app.fastify.log.info({ certFile: tls.certFile }, 'created a self-signed server certificate');
+  if (config.mail) app.fastify.log.info({ smtp: new URL(config.mail.smtpUrl).host, from: config.mail.from }, 'e-mail on: reminder digests and weekly lists are sent');
+  else app.fastify.log.info('e-mail off (SMTP_URL and MAIL_FROM are not set)');
   // Background work takes at most a share of the pool's connections (Database.forBackground).
   const jobs = startJobs({ database: db.forBackground(), clock: systemClock, settings: config, log: app.fastify.log }, app.fastify.log);
   let closing: Promise<void> | null = null;

@@ -3,35 +3,22 @@
 // and checks alike), cut to 128 bits. Without the secret a link cannot be made up;
 // replacing the secret (`labels rotate`) turns every printed link into a missing page.
 import { sql } from 'kysely';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import { replaceServiceSecret, serviceSecret } from '../db/service-secrets.ts';
 import { type Clock, formatDatetime, systemClock } from '../model/dates.ts';
 
 const SECRET_NAME = 'labels';
 const TOKEN = /^([1-9]\d{0,14})-([A-Za-z0-9_-]{22})$/;
 
 /** The labels' secret, made (once, by whichever instance asks first) when there is none. */
-export async function labelSecret(database: Database, clock: Clock = systemClock): Promise<Buffer> {
-  const read = () => database.db.selectFrom('service_secrets').select('secret').where('name', '=', SECRET_NAME).executeTakeFirst();
-  let row = await read();
-  if (!row) {
-    await database.db.insertInto('service_secrets')
-      .values({ name: SECRET_NAME, secret: randomBytes(32).toString('hex'), created: formatDatetime(clock.now()) })
-      .onConflict((oc) => oc.column('name').doNothing()).execute();
-    row = await read();
-  }
-  return Buffer.from(row!.secret, 'hex');
-}
+export const labelSecret = (database: Database, clock: Clock = systemClock): Promise<Buffer> => serviceSecret(database, SECRET_NAME, clock.now());
 
 /** Replaces the labels' secret: every link made before answers 404 from now on. Returns when it was replaced. */
 export async function rotateLabelSecret(database: Database, clock: Clock = systemClock): Promise<string> {
-  const at = formatDatetime(clock.now());
-  const secret = randomBytes(32).toString('hex');
-  await database.transaction(async (db) => {
-    await db.deleteFrom('service_secrets').where('name', '=', SECRET_NAME).execute();
-    await db.insertInto('service_secrets').values({ name: SECRET_NAME, secret, created: at }).execute();
-  });
-  return at;
+  const now = clock.now();
+  await replaceServiceSecret(database, SECRET_NAME, now);
+  return formatDatetime(now);
 }
 
 const signature = (secret: Buffer, assetId: number) =>

@@ -1,3 +1,4 @@
+import { loadConfig } from '../config.ts';
 import { runReminders } from '../jobs/reminders.ts';
 import { systemClock } from '../model/dates.ts';
 import { type Command, output } from './command.ts';
@@ -7,11 +8,14 @@ export const remindersRun: Command = {
   words: ['reminders', 'run'],
   usage: 'reminders run [--json]',
   summary: 'One reminder run (spec 8.2), as every running instance does each REMINDER_INTERVAL: creates the reminders\n'
-    + 'that came due in each company\'s window and time zone, and delivers the active ones as messages.',
+    + 'that came due in each company\'s window and time zone, and delivers the active ones as messages (with e-mail\n'
+    + 'on, it queues each user\'s digest and the weekly lists that are due).',
   async run(args) {
     const errors: string[] = [];
-    const run = await withDatabase((d) => runReminders(d, systemClock, { onError: (id, e) => errors.push(`company ${id}: ${(e as Error).message}`) }));
-    output(args, `created ${run.created} reminders, delivered ${run.delivered} as ${run.messages} messages`, run);
+    const mail = loadConfig().mail !== null;
+    const run = await withDatabase((d) => runReminders(d, systemClock, { mail, onError: (id, e) => errors.push(`company ${id}: ${(e as Error).message}`) }));
+    const queued = mail ? `; queued ${run.digests ?? 0} e-mail digests and ${run.weekly ?? 0} weekly lists (a running instance sends them)` : '';
+    output(args, `created ${run.created} reminders, delivered ${run.delivered} as ${run.messages} messages${queued}`, run);
     if (errors.length > 0) {
       process.stderr.write(`the run failed for ${errors.join('; ')}\n`);
       process.exitCode = 1;

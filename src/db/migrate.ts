@@ -50,6 +50,7 @@ import * as instances from './migrations/0018_instances.ts';
 import * as readPositions from './migrations/0019_read_positions.ts';
 import * as failedAssets from './migrations/0020_failed_assets.ts';
 import * as portalFeeds from './migrations/0021_portal_feeds.ts';
+import * as mail from './migrations/0022_mail.ts';
 
 export interface Migration {
   readonly name: string;
@@ -80,6 +81,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0019_read_positions', up: readPositions.up },
   { name: '0020_failed_assets', up: failedAssets.up },
   { name: '0021_portal_feeds', up: portalFeeds.up },
+  { name: '0022_mail', up: mail.up },
 ];
 
 export const MIGRATION_TABLE = 'kysely_migration';

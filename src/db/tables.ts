@@ -142,6 +142,40 @@ export interface DueNoticesTable {
   kind: string;
 }
 
+export interface MailOutboxTable {
+  id: Generated<number>;
+  company_id: number;
+  user_id: number;
+  /** digest | weekly */
+  kind: string;
+  data: string | null;
+  attempt: number;
+  /** pending | retrying | delivered | failed (the outbox's states, db/outbox.ts) */
+  status: string;
+  next_attempt: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** The address the last attempt went to, and the SMTP server's answer or the error. */
+  recipient: string | null;
+  response: string | null;
+  error: string | null;
+  created: string;
+  modified: string;
+}
+
+export interface MailDigestItemsTable {
+  id: Generated<number>;
+  company_id: number;
+  user_id: number;
+  asset_id: number;
+  due_date: string;
+  overdue: number;
+  /** Null until the item is sealed into a digest (a mail_outbox row). */
+  digest_id: number | null;
+}
+
+export interface WeeklyReportsTable { company_id: number; week: string; created: string }
+
 export interface CalendarFeedsTable {
   user_id: number;
   token_hash: string;
@@ -155,6 +189,9 @@ export interface ServiceSecretsTable {
 }
 
 export interface Tables {
+  mail_outbox: MailOutboxTable;
+  mail_digest_items: MailDigestItemsTable;
+  weekly_reports: WeeklyReportsTable;
   calendar_feeds: CalendarFeedsTable;
   service_secrets: ServiceSecretsTable;
   webhooks: WebhooksTable;

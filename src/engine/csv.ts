@@ -71,9 +71,11 @@ export function csvColumns(ctx: Ctx, def: ResourceDef, keys: readonly string[] =
 
 /**
  * The whole export as a stream: the header row, then every matching record in the
- * query's order. `written` hears how many records have been turned into rows so far.
+ * query's order. `written` hears how many records have been turned into rows so far;
+ * `keep`, when given, passes over the records it refuses (a rule a filter cannot say).
  */
-export async function csvExport(ctx: Ctx, def: ResourceDef, query: Query, written?: (records: number) => void): Promise<Readable> {
+export async function csvExport(ctx: Ctx, def: ResourceDef, query: Query, written?: (records: number) => void,
+  keep?: (record: JsonObject) => boolean): Promise<Readable> {
   const columns = csvColumns(ctx, def, await dataKeys(ctx, def, query));
   async function* lines(): AsyncGenerator<string> {
     yield line(columns.map((c) => c.name));
@@ -82,7 +84,7 @@ export async function csvExport(ctx: Ctx, def: ResourceDef, query: Query, writte
       written?.((records += batch.length));
       yield batch.map((json) => {
         const record = parseJson(json) as JsonObject;
-        return line(columns.map((c) => c.cell(record)));
+        return keep && !keep(record) ? '' : line(columns.map((c) => c.cell(record)));
       }).join('');
     }
   }

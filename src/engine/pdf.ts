@@ -38,15 +38,16 @@ export async function listHeading(ctx: Ctx, title: string, filter: string): Prom
   };
 }
 
-async function* parsed(batches: AsyncIterable<string[]>): AsyncGenerator<JsonObject[]> {
-  for await (const batch of batches) yield batch.map((json) => parseJson(json) as JsonObject);
+async function* parsed(batches: AsyncIterable<string[]>, keep: (record: JsonObject) => boolean): AsyncGenerator<JsonObject[]> {
+  for await (const batch of batches) yield batch.map((json) => parseJson(json) as JsonObject).filter(keep);
 }
 
-/** The whole list as a stream of PDF bytes. */
-export async function pdfExport(ctx: Ctx, def: ResourceDef, query: Query, printed: PrintedList, filters: Filters): Promise<Readable> {
+/** The whole list as a stream of PDF bytes; `keep` leaves records out (as the CSV export's does). */
+export async function pdfExport(ctx: Ctx, def: ResourceDef, query: Query, printed: PrintedList, filters: Filters,
+  keep: (record: JsonObject) => boolean = () => true): Promise<Readable> {
   const heading = await listHeading(ctx, printed.title, filterText(filters));
   const out = new PassThrough();
   // Failures reading the rows destroy `out` (the answer breaks off); nothing is left to handle here.
-  writeListPdf(out, heading, printed.columns(heading.today), parsed(allRecords(ctx, def, query))).catch(() => undefined);
+  writeListPdf(out, heading, printed.columns(heading.today), parsed(allRecords(ctx, def, query), keep)).catch(() => undefined);
   return out;
 }

@@ -28,7 +28,10 @@ export function noteCaller(req: IncomingMessage, caller: Caller): void {
 const FINGERPRINT_PREFIX = 16;
 const VERBS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 /** Routes of the service itself (the rest is the API's, named by endpoint). */
-const ROUTES: Readonly<Record<string, string>> = { '/healthz': 'healthz', '/readyz': 'readyz', '/openapi.json': 'openapi', '/docs': 'docs' };
+const ROUTES: Readonly<Record<string, string>> = { '/healthz': 'healthz', '/readyz': 'readyz', '/openapi.json': 'openapi', '/docs': 'docs',
+  '/unsubscribe/:token': 'unsubscribe' };
+/** Routes whose path carries a secret: the log line names the route instead. */
+const SECRET_PATHS = new Set(['/unsubscribe/:token']);
 
 /** Log levels that leave out the request line (info): nothing to build then. */
 const QUIET = new Set(['fatal', 'error', 'warn', 'silent']);
@@ -55,7 +58,7 @@ export function observe(req: IncomingMessage, res: ServerResponse, reqId: string
     httpDuration.observe({ endpoint, verb, status }, ms / 1000);
     if (QUIET.has(log.level)) return;
     log.info({
-      reqId, endpoint, verb, url: req.url, status, ms: Math.round(ms * 10) / 10,
+      reqId, endpoint, verb, url: route !== undefined && SECRET_PATHS.has(route) ? route : req.url, status, ms: Math.round(ms * 10) / 10,
       cert: caller?.fingerprint?.slice(0, FINGERPRINT_PREFIX) ?? null, user: caller?.userId ?? null, ip: caller?.ip ?? req.socket.remoteAddress ?? null,
       ...(res.writableFinished ? {} : { aborted: true }),
     }, 'request');

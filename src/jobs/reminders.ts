@@ -16,12 +16,14 @@ import type { SqlDialect } from '../model/dialect.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { emitEvents } from '../events/triggers.ts';
 import { addDays, type Clock, formatDatetime } from '../model/dates.ts';
-import { type CompanySettings, settingsOf, windowAt } from '../model/reminder-window.ts';
+import { type CompanySettings, NEVER_REMINDED, settingsOf, windowAt } from '../model/reminder-window.ts';
 import type { FieldType } from '../model/types.ts';
 import { observeReminderRun } from '../metrics.ts';
 import { operatorContext } from '../resources/registry.ts';
 import { DEFAULT_SLICES, type SliceLimits, Slices } from '../model/slices.ts';
 import type { AuditEntry, Ctx } from '../engine/types.ts';
+import { type DigestItem, queueDigestItems, sealDigests } from '../mail/digest.ts';
+import { queueWeeklyReports } from '../mail/weekly.ts';
 
 export interface ReminderRun {
   readonly created: number;
@@ -29,6 +31,9 @@ export interface ReminderRun {
   readonly messages: number;
   /** Companies whose part of the run failed (the others still ran). */
   readonly failed: readonly number[];
+  /** With e-mail on: the digests and weekly due lists queued. */
+  readonly digests?: number;
+  readonly weekly?: number;
 }
 
 export interface ReminderOptions {
@@ -36,9 +41,11 @@ export interface ReminderOptions {
   /** Asked between slices: a run told to stop ends there (a shutdown); the next run goes on. */
   readonly stopping?: () => boolean;
   readonly slices?: SliceLimits;
+  /** E-mail is on: each user who takes reminders gets a digest of those that came due for them (and weekly lists go out). */
+  readonly mail?: boolean;
 }
 
-const NEVER_REMINDED = ['retired', 'disposed', 'inactive'];
+export { type CompanySettings, settingsOf } from '../model/reminder-window.ts';
 
 /** One run over every company. */
 export async function runReminders(database: Database, clock: Clock, o: ReminderOptions = {}): Promise<ReminderRun> {
@@ -47,22 +54,26 @@ export async function runReminders(database: Database, clock: Clock, o: Reminder
   const companies = await database.db.selectFrom('companies').select(['id', 'data']).orderBy('id').execute();
   const totals = { created: 0, delivered: 0, messages: 0 };
   const failed: number[] = [];
+  let digests = 0;
   for (const c of companies) {
     if (stopping()) break;
     const settings = settingsOf(Number(c.id), c.data);
-    const run = new CompanyRun(operatorContext(database, settings.id, clock), settings, new Slices(o.slices ?? DEFAULT_SLICES), stopping);
+    const run = new CompanyRun(operatorContext(database, settings.id, clock), settings, new Slices(o.slices ?? DEFAULT_SLICES), stopping,
+      o.mail === true);
     try {
       await run.noticeDue();
       totals.created += await run.createReminders();
       const sent = await run.deliverReminders();
       totals.delivered += sent.reminders;
       totals.messages += sent.messages;
+      if (o.mail) digests += await sealDigests(database, settings.id, clock);
     } catch (error) {
       failed.push(settings.id);
       o.onError?.(settings.id, error);
     }
   }
-  const result = { ...totals, failed };
+  const weekly = o.mail && !stopping() ? await queueWeeklyReports(database, clock) : 0;
+  const result = { ...totals, failed, ...(o.mail ? { digests, weekly } : {}) };
   observeReminderRun(result, started);
   return result;
 }
@@ -89,7 +100,7 @@ class CompanyRun {
   private readonly now: Date;
 
   constructor(private readonly ctx: Ctx, private readonly s: CompanySettings, private readonly slices: Slices,
-    private readonly stopping: () => boolean) {
+    private readonly stopping: () => boolean, private readonly mail: boolean) {
     this.hooks = ctx.database.hooks;
     this.now = ctx.clock.now();
     const w = windowAt(s, this.now);
@@ -214,6 +225,10 @@ class CompanyRun {
         }
       }
       await insertAudit(this.ctx, db, at, entries);
+      if (this.mail) {
+        const items = sending.flatMap(({ r, to }): DigestItem[] => to.map((u) => [u, Number(r.asset_id), r.due_date, r.due_date < this.today ? 1 : 0]));
+        await queueDigestItems(db, this.hooks, companyId, items);
+      }
       reminders += sending.length;
       messages += rows.length;
       const last = active[active.length - 1]!;

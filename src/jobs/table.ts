@@ -9,12 +9,16 @@ import { pruneKeys } from '../db/idempotency.ts';
 import { pruneChanges } from '../feed/prune.ts';
 import { type Clock, formatDatetime } from '../model/dates.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
+import { MailSender } from '../mail/outbox.ts';
+import type { MailSettings } from '../mail/settings.ts';
 import { runReminders } from './reminders.ts';
 
 export interface JobSettings {
   readonly reminderIntervalMs: number;
   readonly changesRetentionDays: number;
   readonly webhooks: { readonly allowPrivate: boolean; readonly timeoutMs: number };
+  /** E-mail; null when it is off. */
+  readonly mail: MailSettings | null;
 }
 
 export interface JobDeps {
@@ -46,6 +50,8 @@ export interface JobRunner {
 
 /** The webhook dispatcher looks for new events this often. */
 const DISPATCH_EVERY_MS = 250;
+/** The mail job looks for due e-mail this often. */
+const MAIL_EVERY_MS = 2000;
 /** The jobs of the reminder interval start a little after the instance, once it serves. */
 const FIRST_RUN_MS = 5_000;
 const hourly = (s: JobSettings) => s.reminderIntervalMs;
@@ -53,11 +59,12 @@ const hourly = (s: JobSettings) => s.reminderIntervalMs;
 export const JOBS: readonly Job[] = [
   {
     name: 'reminders', firstMs: FIRST_RUN_MS, everyMs: hourly,
-    does: 'makes the reminders of assets that came due and delivers the active ones as messages (spec 8.2)',
-    shared: 'one reminder per asset and due date (a unique index); each delivery claimed by a conditional update',
-    start: ({ database, clock, log }) => ({
+    does: 'makes the reminders of assets that came due and delivers the active ones as messages (and, with e-mail on, queues digests and weekly lists)',
+    shared: 'one reminder per asset and due date (a unique index); each delivery claimed by a conditional update; a weekly list once per company and week (a unique index)',
+    start: ({ database, clock, settings, log }) => ({
       run: async (stopping) => ({
-        ...await runReminders(database, clock, { stopping, onError: (companyId, err) => log?.error({ err, companyId }, 'reminder run failed for a company') }),
+        ...await runReminders(database, clock, { stopping, mail: settings.mail !== null,
+          onError: (companyId, err) => log?.error({ err, companyId }, 'reminder run failed for a company') }),
       }),
     }),
   },
@@ -87,6 +94,17 @@ export const JOBS: readonly Job[] = [
     start: ({ database, clock, settings, log }) => {
       const dispatcher = new Dispatcher(database, { ...settings.webhooks, clock, log });
       return { run: async (stopping) => ({ ...await dispatcher.pass(stopping) }), stop: () => dispatcher.stop() };
+    },
+  },
+  {
+    name: 'mail', firstMs: MAIL_EVERY_MS, everyMs: () => MAIL_EVERY_MS,
+    does: 'sends the due e-mail of the outbox (digests, weekly lists); nothing while e-mail is off',
+    shared: 'each e-mail sent under a lease on its outbox row (the outboxes\' shared mechanism, as webhook deliveries)',
+    start: ({ database, clock, settings, log }) => {
+      const mail = settings.mail;
+      if (!mail) return { run: async () => ({ attempted: 0, delivered: 0 }) };
+      const sender = new MailSender(database, mail, { clock, log });
+      return { run: async (stopping) => ({ ...await sender.pass(stopping) }), stop: async () => { sender.close(); } };
     },
   },
 ];

@@ -2,11 +2,13 @@
 // (`reminder_days`, default 30; `timezone`, an IANA name, default UTC), and the
 // days they make at an instant: an asset is overdue when its next check is before
 // the company's today, due when it is on or before today + the window. The reminder
-// run and the portal's dashboard both decide due-ness from here.
+// run, the portal's dashboard and the e-mails all decide due-ness from here.
 import { addDays, todayIn, validZone } from './dates.ts';
 import { JsonNumber, JsonObject, parseJson } from './json.ts';
 
 const DEFAULT_WINDOW = 30;
+/** Statuses (in lower case) whose assets are never reminded, nor listed as due. */
+export const NEVER_REMINDED = ['retired', 'disposed', 'inactive'];
 
 /** A company's reminder window (days) and time zone, from its `data`. */
 export interface CompanySettings { readonly id: number; readonly window: number; readonly timeZone: string }

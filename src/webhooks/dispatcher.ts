@@ -11,10 +11,11 @@
 //    lease before each attempt; so several instances never make the same attempt at
 //    once, and a receiver that accepts gets its events in commit order. A process
 //    that dies holding a lease loses it when it expires; its attempt is made again
-//    (at least once).
-import { randomBytes } from 'node:crypto';
+//    (at least once). The leases and what an attempt leaves a delivery in are the
+//    outboxes' shared mechanism (db/outbox.ts), which the e-mail outbox uses too.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { Leases, settle, WAITING } from '../db/outbox.ts';
 import { parseQuery, pathFilters } from '../engine/query.ts';
 import { updateRecords } from '../engine/update.ts';
 import { type Clock, formatDatetime, systemClock } from '../model/dates.ts';
@@ -26,7 +27,7 @@ import { webhooks } from '../resources/webhooks.ts';
 import { DELIVERY_TIMEOUT_MS, post } from './deliver.ts';
 import { hears } from '../events/names.ts';
 import { webhookAttempts, watchBacklog } from './metrics.ts';
-import { GIVE_UP_MS, retryDelayMs } from './schedule.ts';
+import { GIVE_UP_MS, WEBHOOK_SCHEDULE } from './schedule.ts';
 import { specSignature, standardSignature } from '../events/secret.ts';
 
 export interface DispatcherOptions {
@@ -56,16 +57,15 @@ const isoOf = (datetime: string) => `${datetime.replace(' ', 'T')}Z`;
 const timeOf = (datetime: string) => Date.parse(isoOf(datetime));
 
 export class Dispatcher {
-  private readonly owner = randomBytes(8).toString('hex');
   private readonly clock: Clock;
   private stopped = false;
-  /** A lease outlives one attempt (renewed before each); a process that dies holding it loses it this long after. */
-  private readonly leaseMs: number;
+  /** A webhook's lease outlives one attempt (renewed before each); a process that dies holding it loses it 5 s after. */
+  private readonly leases: Leases;
 
   constructor(private readonly database: Database, private readonly o: DispatcherOptions) {
     this.clock = o.clock ?? systemClock;
     watchBacklog(() => this.backlog());
-    this.leaseMs = (o.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 5000;
+    this.leases = new Leases('webhooks', (o.timeoutMs ?? DELIVERY_TIMEOUT_MS) + 5000, this.clock);
   }
 
   /** The dispatcher's passes end at their next safe point (between two attempts or slices). */
@@ -91,7 +91,7 @@ export class Dispatcher {
     }
     const now = formatDatetime(this.clock.now());
     const due = await this.database.db.selectFrom('webhook_deliveries').select('webhook_id').distinct()
-      .where('status', 'in', ['pending', 'retrying']).where('next_attempt', '<=', now).limit(100).execute();
+      .where('status', 'in', WAITING).where('next_attempt', '<=', now).limit(100).execute();
     let attempted = 0;
     const queue = due.map((d) => num(d.webhook_id));
     const worker = async () => { for (let id = queue.shift(); id !== undefined && !ends(); id = queue.shift()) attempted += await this.deliverDue(id, ends); };
@@ -102,7 +102,7 @@ export class Dispatcher {
   /** Deliveries waiting or to be retried (the backlog). */
   async backlog(): Promise<number> {
     const r = await this.database.db.selectFrom('webhook_deliveries').select((e) => e.fn.countAll<number>().as('n'))
-      .where('status', 'in', ['pending', 'retrying']).executeTakeFirst();
+      .where('status', 'in', WAITING).executeTakeFirst();
     return num(r?.n ?? 0);
   }
 
@@ -137,20 +137,9 @@ export class Dispatcher {
   }
 
   /** Takes (or renews) the webhook's lease and reads it as it is now; null when another instance holds it or it is off. */
-  private async lease(webhookId: number): Promise<Hook | null> {
-    const now = this.clock.now();
-    const hook = await this.database.db.updateTable('webhooks')
-      .set({ lease_owner: this.owner, lease_until: formatDatetime(new Date(now.getTime() + this.leaseMs)) })
-      .where('id', '=', webhookId).where('active', '=', 1)
-      .where((e) => e.or([e('lease_until', 'is', null), e('lease_until', '<', formatDatetime(now)), e('lease_owner', '=', this.owner)]))
-      .returning(['id', 'company_id', 'url', 'events', 'secret', 'previous_secret', 'previous_until', 'failing_since'])
-      .executeTakeFirst();
-    return (hook as Hook | undefined) ?? null;
-  }
-
-  private async release(webhookId: number): Promise<void> {
-    await this.database.db.updateTable('webhooks').set({ lease_owner: null, lease_until: null })
-      .where('id', '=', webhookId).where('lease_owner', '=', this.owner).execute();
+  private lease(webhookId: number): Promise<Hook | null> {
+    return this.leases.take<Hook>(this.database.db, webhookId,
+      ['id', 'company_id', 'url', 'events', 'secret', 'previous_secret', 'previous_until', 'failing_since'], sql`active = 1`);
   }
 
   /** Makes the webhook's due attempts in event order; returns how many were made. */
@@ -161,7 +150,7 @@ export class Dispatcher {
       const due = await sql<Due>`SELECT d.id, d.event_seq, d.event_id, d.event, d.attempt, e.data, e.created AS event_created,
           e.company_id AS event_company
         FROM webhook_deliveries AS d JOIN events AS e ON e.seq = d.event_seq
-        WHERE d.webhook_id = ${webhookId} AND d.status IN ('pending', 'retrying') AND d.next_attempt <= ${formatDatetime(this.clock.now())}
+        WHERE d.webhook_id = ${webhookId} AND d.status IN (${sql.join(WAITING)}) AND d.next_attempt <= ${formatDatetime(this.clock.now())}
         ORDER BY d.event_seq LIMIT ${this.o.batch ?? 50}`.execute(this.database.db);
       for (const d of due.rows) {
         // The lease is renewed before each attempt (reading the webhook again); one switched off meanwhile stops here.
@@ -171,7 +160,7 @@ export class Dispatcher {
         made++;
       }
     } finally {
-      await this.release(webhookId);
+      await this.leases.release(this.database.db, webhookId);
     }
     return made;
   }
@@ -194,14 +183,11 @@ export class Dispatcher {
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const gone = outcome.status === 410;
     const error = ok ? null : (outcome.error ?? `HTTP ${outcome.status}`).slice(0, 1000);
-    const next = ok || gone ? null : at.getTime() + retryDelayMs(attempt, outcome.retryAfter);
-    const expired = next !== null && next > timeOf(d.event_created) + GIVE_UP_MS;
-    const status = ok ? 'delivered' : gone || expired ? 'failed' : 'retrying';
+    const { status, nextAttempt } = settle({ attempt, ok, final: gone, retryAfterS: outcome.retryAfter, at, since: new Date(timeOf(d.event_created)) },
+      WEBHOOK_SCHEDULE);
     webhookAttempts.inc({ result: status });
     await this.database.db.updateTable('webhook_deliveries').set({
-      attempt, status, response_status: outcome.status, error, modified: stamp,
-      // Whole seconds, rounded up: never sooner than the schedule or the receiver asked.
-      next_attempt: status === 'retrying' ? formatDatetime(new Date(Math.ceil(next! / 1000) * 1000)) : null,
+      attempt, status, response_status: outcome.status, error, modified: stamp, next_attempt: nextAttempt,
     }).where('id', '=', num(d.id)).execute();
     if (ok) {
       if (hook.failing_since) await this.database.db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', hook.id).execute();

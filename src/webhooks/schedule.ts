@@ -2,6 +2,8 @@
 // every 10 h, each ±10 %, until 24 h after the event; a Retry-After from the
 // receiver replaces the step. A webhook that has failed without a success for 24 h
 // is switched off.
+import type { RetrySchedule } from '../db/outbox.ts';
+
 export const RETRY_STEPS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;
 export const GIVE_UP_MS = 24 * 3600 * 1000;
 
@@ -11,3 +13,6 @@ export function retryDelayMs(attempt: number, retryAfterS: number | null, random
   const step = RETRY_STEPS_S[Math.min(attempt, RETRY_STEPS_S.length) - 1]!;
   return Math.round(step * 1000 * (0.9 + 0.2 * random()));
 }
+
+/** The webhooks' schedule, as the outboxes' shared settle() reads it. */
+export const WEBHOOK_SCHEDULE: RetrySchedule = { giveUpMs: GIVE_UP_MS, delayMs: (attempt, retryAfterS) => retryDelayMs(attempt, retryAfterS) };

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { DB_KINDS } from '../support/harness.ts';
 import { show, withStage } from '../support/stage.ts';
 
-const NAMES = ['reminders', 'sessions', 'login-throttle', 'changes', 'idempotency-keys', 'webhooks'];
+const NAMES = ['reminders', 'sessions', 'login-throttle', 'changes', 'idempotency-keys', 'webhooks', 'mail'];
 
 describe('asset-tracker jobs', () => {
   it('lists every job with its interval (REMINDER_INTERVAL for all but the webhook dispatcher) and how instances share it', async () => {
@@ -14,7 +14,7 @@ describe('asset-tracker jobs', () => {
       assert.equal(r.code, 0, show(r));
       const jobs = JSON.parse(r.stdout) as { name: string; every_ms: number; shared: string }[];
       assert.deepEqual(jobs.map((j) => j.name), NAMES);
-      assert.deepEqual(jobs.map((j) => j.every_ms), [3_600_000, 3_600_000, 3_600_000, 3_600_000, 3_600_000, 250]);
+      assert.deepEqual(jobs.map((j) => j.every_ms), [3_600_000, 3_600_000, 3_600_000, 3_600_000, 3_600_000, 250, 2000]);
       assert.ok(jobs.every((j) => j.shared.length > 0));
       const human = await s.cli('jobs', 'list');
       for (const name of NAMES) assert.match(human.stdout, new RegExp(`^${name} +every `, 'm'));
@@ -42,6 +42,8 @@ describe('asset-tracker jobs', () => {
         assert.deepEqual(reminders, { job: 'reminders', created: 0, delivered: 0, messages: 0, failed: [] });
         const webhooks = JSON.parse((await s.cli('jobs', 'run', 'webhooks', '--json')).stdout) as Record<string, unknown>;
         assert.deepEqual(webhooks, { job: 'webhooks', queued: 0, attempted: 0 });
+        const mail = JSON.parse((await s.cli('jobs', 'run', 'mail', '--json')).stdout) as Record<string, unknown>;
+        assert.deepEqual(mail, { job: 'mail', attempted: 0, delivered: 0 }, 'e-mail off: nothing to send');
       });
     });
   }

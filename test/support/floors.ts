@@ -15,7 +15,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['events', 'feed'],
   ['auth'],
   ['resources'],
-  ['webhooks'],
+  ['webhooks', 'mail'],
   ['jobs'],
   ['http'],
   ['admin'],

@@ -38,7 +38,8 @@ const SERVER_TIMEOUT_MS = 60_000;
 /** Settings a developer's shell may carry that would leak into the processes under test. */
 const CONFIG_VARS = ['DATA_DIR', 'DATABASE_URL', 'PORT', 'HOST', 'BASE_URL', 'LOG_LEVEL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
   'TRUSTED_PROXIES', 'CLIENT_CERT_HEADER', 'HTTP_PORT', 'REDIS_URL', 'CURL_HOME', 'RATE_LIMIT', 'RATE_LIMIT_BURST', 'SHUTDOWN_GRACE_MS',
-  'METRICS_PORT', 'METRICS_HOST', 'PORTAL_PORT', 'SHUTDOWN_DRAIN_MS', 'PROXY_PROTOCOL_FROM'];
+  'METRICS_PORT', 'METRICS_HOST', 'PORTAL_PORT', 'SHUTDOWN_DRAIN_MS', 'PROXY_PROTOCOL_FROM', 'PORTAL_BASE_URL', 'SMTP_URL', 'MAIL_FROM',
+  'SMTP_CA_FILE', 'SMTP_TIMEOUT'];
 
 /** This process's environment without the settings a developer's shell may carry, and then `settings`. */
 export function cleanEnv(settings: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
