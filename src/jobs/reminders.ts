@@ -16,7 +16,7 @@ import type { SqlDialect } from '../model/dialect.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { emitEvents } from '../events/triggers.ts';
 import { addDays, type Clock, formatDatetime, todayIn, validZone } from '../model/dates.ts';
-import { JsonNumber, JsonObject, parseJson } from '../model/json.ts';
+import { JsonNumber, memberOf, parseJson } from '../model/json.ts';
 import type { FieldType } from '../model/types.ts';
 import { observeReminderRun } from '../metrics.ts';
 import { operatorContext } from '../resources/registry.ts';
@@ -46,7 +46,7 @@ export interface CompanySettings { readonly id: number; readonly window: number;
 
 export function settingsOf(id: number, data: string | null): CompanySettings {
   const v = data ? parseJson(data) : null;
-  const get = (k: string) => (v instanceof JsonObject ? v.entries.get(k) : undefined);
+  const get = (k: string) => memberOf(v, k);
   const days = get('reminder_days');
   const zone = get('timezone');
   return {
