@@ -3,7 +3,8 @@
 // Ajv (OpenAPI 3.1 schemas are JSON Schema 2020-12) and the headers by name.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { isObject, type Method, METHODS, type OpenApiDocument, type Operation, type Response, type Schema } from './openapi-doc.ts';
+import { isObject } from './api.ts';
+import { type Method, METHODS, type OpenApiDocument, type Operation, type Response, type Schema } from './openapi-doc.ts';
 
 /** One answer as a client saw it. */
 export interface Exchange {

@@ -3,7 +3,7 @@
 // records' types in api.ts, they only let a test name what it reads; what the values
 // are is what the assertions (and the checks against real answers) hold.
 import assert from 'node:assert/strict';
-import type { Json } from './api.ts';
+import { isObject, type Json } from './api.ts';
 
 export interface Schema {
   readonly $ref?: string;
@@ -77,8 +77,6 @@ export interface OpenApiDocument {
     readonly securitySchemes: Readonly<Record<string, SecurityScheme>>;
   };
 }
-
-export const isObject = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A parsed body as the OpenAPI document: asserts its version, paths and components. */
 export function asDocument(body: unknown): OpenApiDocument {
