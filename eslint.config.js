@@ -49,23 +49,4 @@ export default tseslint.config(
       '@stylistic/max-len': ['error', { code: 170, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true }],
     },
   },
-  {
-    // The OpenAPI tests still walk the document and the recorded answers as untyped JSON: the rules about untyped values wait for them.
-    files: [
-      'test/http/openapi.test.ts',
-      'test/support/openapi-check.ts',
-      'test/support/openapi-run.ts',
-      'test/support/openapi-tour.ts',
-    ],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/restrict-template-expressions': 'off',
-      '@typescript-eslint/no-base-to-string': 'off',
-    },
-  },
 );

@@ -249,10 +249,10 @@ export async function buildApp(o: AppOptions): Promise<App> {
     }
   });
 
-  // The portal asks the same engine with the same registry, endpoints, clock, limits and files.
+  // The portal asks the same engine with the same registry, endpoints, clock, limits and files (the API's EngineDeps).
   const portal = o.portal
     ? await buildPortal({
-      engine: { database: o.database, registry, endpoints, clock: o.clock, limits: deps.limits, baseUrl: o.baseUrl, blobs },
+      engine: deps,
       tls: o.tls, tlsCiphers: o.tlsCiphers, connections, loginFailuresPerHour: o.loginFailuresPerHour ?? 100, logLevel: o.logLevel, logStream: o.logStream,
     })
     : null;

@@ -1,7 +1,7 @@
 // Access levels of sessions (spec §3): readonly < user < admin; creating
 // companies also needs can_create_companies. Basic mode is not limited.
 import { accessDenied } from '../errors.ts';
-import { JsonObject, parseJson } from '../model/json.ts';
+import { memberOf, parseJson } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Level, Need, Verb } from '../model/types.ts';
 import type { Endpoint } from '../engine/types.ts';
@@ -11,7 +11,7 @@ const RANK: Readonly<Record<Level, number>> = { readonly: 0, user: 1, admin: 2 }
 /** `users.permissions` → level and flag; null or a missing level means `user`. */
 export function levelOf(permissions: string | null): { level: Level; canCreateCompanies: boolean } {
   const v = permissions ? parseJson(permissions) : null;
-  const get = (k: string) => (v instanceof JsonObject ? v.entries.get(k) : undefined);
+  const get = (k: string) => memberOf(v, k);
   const level = get('level');
   return {
     level: level === 'readonly' || level === 'admin' ? level : 'user',

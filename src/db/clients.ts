@@ -11,7 +11,7 @@ import { Param } from './statements.ts';
 
 export interface ActiveClient { readonly id: number; readonly company_id: number; readonly impersonation: boolean }
 
-/** The channel on which changes to `clients` are announced (migration 0005's trigger). */
+/** The channel on which changes to `clients` are announced (migration 0005's trigger names it too). */
 export const CLIENTS_CHANNEL = 'asset_tracker_clients';
 
 const FINGERPRINT = new Param('fingerprint');

@@ -1,43 +1,14 @@
 import { Kysely, sql, type Transaction } from 'kysely';
 import { join } from 'node:path';
-import { type Changes, listenPostgres } from './changes.ts';
-import type { SqlDialect } from '../model/dialect.ts';
+import { listenPostgres } from './changes.ts';
 import { openPostgres, postgresHooks } from './postgres.ts';
 import { immediateTransaction, openSqlite, sqliteHooks } from './sqlite.ts';
-import { openReadRouting, type ReadRouting, type ReplicaOptions } from './replica.ts';
+import type { Database, Db, ReadRouting } from './database-types.ts';
+import { openReadRouting, type ReplicaOptions } from './replica.ts';
 import { bind, compiledQuery, type Statement, StatementCache, type Values } from './statements.ts';
-import type { PoolStats } from '../metrics.ts';
 import type { Tables } from './tables.ts';
 
-export type Db = Kysely<Tables>;
-
-export interface Database {
-  readonly db: Db;
-  readonly hooks: SqlDialect;
-  /** Compiled statements by shape (bounded). */
-  readonly statements: StatementCache;
-  /** Runs a statement outside any transaction: it sees what is committed. */
-  readonly read: <R>(statement: Statement, values: Values) => Promise<R[]>;
-  /** Several instances may share this database (PostgreSQL); SQLite's file belongs to one process. */
-  readonly shared: boolean;
-  /** Notices of committed changes (PostgreSQL); null where the data version tells instead. */
-  readonly changes: Changes | null;
-  /** A number that changes with every commit by any connection (SQLite); null where notices tell instead. */
-  readonly dataVersion: (() => number) | null;
-  /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of failing). */
-  readonly transaction: <T>(fn: (trx: Db) => Promise<T>) => Promise<T>;
-  /** Open connections and callers waiting for one (the metrics read it). */
-  readonly pool: () => PoolStats;
-  /**
-   * The same store for background work (jobs, webhook delivery): on PostgreSQL it
-   * holds at most a share of the pool's connections, so requests always find one;
-   * SQLite's one writer is taken a slice at a time anyway. Closing it closes nothing.
-   */
-  readonly forBackground: () => Database;
-  /** Where GET requests read when a read replica is configured (PostgreSQL); absent without one. */
-  readonly reads?: ReadRouting;
-  readonly close: () => Promise<void>;
-}
+export type { Database, Db, ReadRouting } from './database-types.ts';
 
 export interface DatabaseOptions {
   /** postgres://… selects PostgreSQL; otherwise SQLite under dataDir. */

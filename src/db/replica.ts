@@ -10,7 +10,7 @@
 import type { EventEmitter } from 'node:events';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { dbReads, replicaLag, replicaUsable } from '../metrics.ts';
-import type { Database } from './database.ts';
+import type { Database, ReadRouting } from './database-types.ts';
 import { errorCode } from './dialect.ts';
 import { openPostgres, readOn } from './postgres.ts';
 import { bind } from './statements.ts';
@@ -26,15 +26,9 @@ export interface ReadPositions {
 }
 
 /** Makes a store of positions given a way to read the primary's WAL position (used by the Redis one). */
-export type ReadPositionsFactory = (primaryPosition: () => Promise<number>) => ReadPositions;
+export type { ReadRouting } from './database-types.ts';
 
-export interface ReadRouting {
-  /** The store a GET of this caller reads: a view that reads the replica, or one that reads the primary. */
-  forRead(principal: string): Promise<Database>;
-  /** After a caller's write committed: its position, so that its next reads wait for the replica to replay it. */
-  wrote(principal: string): Promise<void>;
-  close(): Promise<void>;
-}
+export type ReadPositionsFactory = (primaryPosition: () => Promise<number>) => ReadPositions;
 
 export interface ReplicaOptions {
   readonly url: string;

@@ -7,7 +7,7 @@
 // A cell that a spreadsheet would run as a formula gets a leading `'`.
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
-import { JsonNumber, JsonObject, type JsonValue, parseJson, stringifyJson } from '../model/json.ts';
+import { JsonNumber, JsonObject, type JsonValue, memberOf, parseJson, stringifyJson } from '../model/json.ts';
 import type { FieldDef, RelationDef, ResourceDef } from '../model/types.ts';
 import { shapeOf } from './context.ts';
 import { allRecords } from './list.ts';
@@ -21,16 +21,13 @@ interface Column {
   readonly cell: (record: JsonObject) => JsonValue | undefined;
 }
 
-/** A member of an object (undefined when it is no object or lacks it). */
-const member = (v: JsonValue | undefined, name: string) => (v instanceof JsonObject ? v.entries.get(name) : undefined);
-
 /** The embeds that have a column: one-to-one, with a name (companies) or a description. */
 function embedColumns(ctx: Ctx, def: ResourceDef): Column[] {
   return def.relations.filter((r): r is RelationDef & { via: string } => r.via !== undefined).flatMap((rel) => {
     const target = ctx.catalog.lookup(rel.resource);
     const shown = target.name === 'companies' ? 'name' : 'description';
     if (!target.fields.some((f) => f.name === shown)) return [];
-    return [{ name: `${rel.name}.${shown}`, cell: (r) => member(r.entries.get(rel.name), shown) }];
+    return [{ name: `${rel.name}.${shown}`, cell: (r) => memberOf(r.entries.get(rel.name), shown) }];
   });
 }
 
@@ -65,7 +62,7 @@ const line = (cells: readonly (JsonValue | undefined)[]) => `${cells.map(csvCell
 /** The columns of an export: own fields without JSON fields, `data.<key>` for `keys`, the embeds. */
 export function csvColumns(ctx: Ctx, def: ResourceDef, keys: readonly string[] = []): Column[] {
   const own = def.fields.filter((f: FieldDef) => f.type !== 'json' || f.csvText).map((f): Column => ({ name: f.name, cell: (r) => r.entries.get(f.name) }));
-  const data = keys.map((k): Column => ({ name: `data.${k}`, cell: (r) => member(r.entries.get('data'), k) }));
+  const data = keys.map((k): Column => ({ name: `data.${k}`, cell: (r) => memberOf(r.entries.get('data'), k) }));
   return [...own, ...data, ...embedColumns(ctx, def)];
 }
 

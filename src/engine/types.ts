@@ -59,6 +59,21 @@ export interface Ctx {
 }
 
 /**
+ * What a caller of the endpoints holds for all its requests — the API's pipeline and
+ * the portal alike: the store, the resources, the endpoints, the clock, the limits,
+ * the base URL of links and the uploaded content. A request adds its principal.
+ */
+export interface EngineDeps {
+  readonly database: Database;
+  readonly registry: Registry;
+  readonly endpoints: ReadonlyMap<string, Endpoint>;
+  readonly clock: Clock;
+  readonly limits: Limits;
+  readonly baseUrl: string;
+  readonly blobs: BlobStore | null;
+}
+
+/**
  * What a statement's text depends on besides the query: the dialect, the
  * definitions and the caller's kind. Every statement key starts with `level`.
  */

@@ -7,15 +7,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { authenticate } from '../auth/authenticate.ts';
 import { presented, type ProxySettings } from '../auth/transport.ts';
-import type { Database } from '../db/database.ts';
 import { ApiError, internal, methodNotAllowed, noEndpoint, noVersion, rateLimited, tooLong } from '../errors.ts';
-import type { Clock } from '../model/dates.ts';
 import type { JsonValue } from '../model/json.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Verb } from '../model/types.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
-import type { BlobStore } from '../storage/blobs.ts';
 import { parseBody, readBody } from './body.ts';
 import { beginKeyed, type Claim, readKey } from './idempotency.ts';
 import { errorBody, type RequestBlock, successBody } from './envelope.ts';
@@ -23,7 +20,8 @@ import { etagOf, noneMatch } from '../engine/etag.ts';
 import { noteCaller } from './observe.ts';
 import { merged } from '../model/merged.ts';
 import { type ApiPath, splitPath } from './path.ts';
-import type { Call, Endpoint, Limits, Registry } from '../engine/types.ts';
+import { requestContext } from '../engine/context.ts';
+import type { Call, Endpoint, EngineDeps } from '../engine/types.ts';
 
 /** The one version this API answers to in paths. */
 export const PATH_VERSION = '3.0';
@@ -40,19 +38,12 @@ export interface Impersonation {
   authorize(endpoint: Endpoint, verb: Verb, principal: Principal): void;
 }
 
-export interface ApiDeps {
-  readonly database: Database;
-  readonly registry: Registry;
-  readonly endpoints: ReadonlyMap<string, Endpoint>;
-  readonly clock: Clock;
-  readonly limits: Limits;
-  readonly baseUrl: string;
+export interface ApiDeps extends EngineDeps {
   readonly bodyMaxBytes: number;
   /** Largest CSV import (spec §14.4). */
   readonly importMaxBytes: number;
   readonly proxy: ProxySettings | null;
   readonly impersonation: Impersonation;
-  readonly blobs: BlobStore | null;
   /** Requests per certificate (spec §10); null when off. */
   readonly rateLimiter: RateLimiter | null;
   /** How long a request waits for another still running with its Idempotency-Key before it is refused (409). */
@@ -134,10 +125,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
     const orderHeader = req.headersDistinct['x-api-result-order']?.join(',');
     let parsed: { value: JsonValue | undefined } | null = null;
     const call: Call = {
-      ctx: {
-        database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
-        principal, ip, blobs: deps.blobs, seal: claim?.sealer(block.timestamp),
-      },
+      ctx: requestContext(deps, principal, ip, { seal: claim?.sealer(block.timestamp), database }),
       verb, segments: path.segments, query: path.query, orderHeader, accept: req.headers.accept, stream: req,
       contentLength: req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']),
       json: () => (parsed ??= { value: parseBody(raw) }).value,

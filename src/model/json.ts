@@ -20,6 +20,9 @@ export type JsonValue = null | boolean | string | JsonNumber | JsonValue[] | Jso
 
 export class JsonSyntaxError extends Error {}
 
+/** A member of an object (undefined when `v` is no object or lacks it). */
+export const memberOf = (v: JsonValue | null | undefined, key: string): JsonValue | undefined => (v instanceof JsonObject ? v.entries.get(key) : undefined);
+
 const MAX_NESTING = 256;
 
 export function parseJson(text: string): JsonValue {

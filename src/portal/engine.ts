@@ -4,27 +4,18 @@
 // refusal comes back as the API's error with its message and status.
 import { Readable } from 'node:stream';
 import { authorize } from '../auth/access.ts';
-import type { Database } from '../db/database.ts';
-import type { Endpoint, Limits, Pagination, Registry } from '../engine/types.ts';
+import { requestContext } from '../engine/context.ts';
+import type { EngineDeps, Pagination } from '../engine/types.ts';
 import { noEndpoint } from '../errors.ts';
 import { allRecords } from '../engine/list.ts';
 import { pathFilters, parseQuery } from '../engine/query.ts';
 import { parseBody } from '../http/body.ts';
 import { hasOwnEndpoint } from '../resources/registry.ts';
-import type { Clock } from '../model/dates.ts';
 import type { Principal } from '../model/principal.ts';
 import type { Verb } from '../model/types.ts';
-import type { BlobStore } from '../storage/blobs.ts';
 
-export interface EngineDeps {
-  readonly database: Database;
-  readonly registry: Registry;
-  readonly endpoints: ReadonlyMap<string, Endpoint>;
-  readonly clock: Clock;
-  readonly limits: Limits;
-  readonly baseUrl: string;
-  readonly blobs: BlobStore | null;
-}
+// The pages name it from here (the API's pipeline holds the same, engine/types.ts).
+export type { EngineDeps };
 
 /** One question to an endpoint. Filter values are plain text; they are escaped here. */
 export interface Ask {
@@ -81,10 +72,7 @@ export async function ask<T = unknown>(deps: EngineDeps, who: Asker, q: Ask): Pr
   authorize(endpoint, q.verb, who.principal);
   const raw = q.bodyText !== undefined ? Buffer.from(q.bodyText) : q.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(q.body));
   const reply = await handler({
-    ctx: {
-      database: deps.database, catalog: deps.registry, clock: deps.clock, limits: deps.limits, baseUrl: deps.baseUrl,
-      principal: who.principal, ip: who.ip, blobs: deps.blobs,
-    },
+    ctx: requestContext(deps, who.principal, who.ip),
     verb: q.verb, segments: (q.filters ?? []).map(segmentOf), query: [], anyOf: q.anyOf?.map((group) => group.map(segmentOf)), orderHeader: q.order, accept: q.csv ? 'text/csv' : undefined,
     stream: Readable.from([]), contentLength: undefined,
     json: () => parseBody(raw), csv: undefined, dryRun: false, ifMatch: undefined,

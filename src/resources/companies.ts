@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { SqlDialect } from '../model/dialect.ts';
 import { dataError, invalidValue } from '../errors.ts';
-import { JsonNumber, JsonObject, parseJson, stringifyJson } from '../model/json.ts';
+import { JsonNumber, memberOf, parseJson, stringifyJson } from '../model/json.ts';
 import type { Row, SqlValue } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, data, embed, id, modified, version } from './fields.ts';
 import type { Resource, WriteTx } from '../engine/types.ts';
@@ -15,7 +15,7 @@ const MANAGER = 'api_assetqueue_manager_id';
 export function managerOf(companyData: SqlValue | undefined): number | null {
   if (typeof companyData !== 'string') return null;
   const v = parseJson(companyData);
-  const m = v instanceof JsonObject ? v.entries.get(MANAGER) : undefined;
+  const m = memberOf(v, MANAGER);
   return m instanceof JsonNumber && Number.isSafeInteger(m.value) ? m.value : null;
 }
 
@@ -23,7 +23,7 @@ export function managerOf(companyData: SqlValue | undefined): number | null {
 function managerText(companyData: SqlValue | undefined): string | null {
   if (typeof companyData !== 'string') return null;
   const v = parseJson(companyData);
-  const m = v instanceof JsonObject ? v.entries.get(MANAGER) : undefined;
+  const m = memberOf(v, MANAGER);
   return m === undefined ? null : stringifyJson(m);
 }
 

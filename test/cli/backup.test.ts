@@ -7,32 +7,16 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addClient, addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { selfSigned, type TestCert } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
+import type { TestCert } from '../support/certs.ts';
+import type { TestClient } from '../support/client.ts';
+import { buildCertificate, buildCompany, startServe, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { getRaw } from '../support/workflows.ts';
-import { openStageDatabase, pgAdmin, PG_ADMIN_URL, type Result, runCli, Server, show, type Stage, withStage } from '../support/stage.ts';
+import { expectCliOk as ok, pgAdmin, PG_ADMIN_URL, runCli, show, type Stage, withStage } from '../support/stage.ts';
 import type { FileRecord, Inserted } from '../support/api.ts';
 
-function ok(r: Result): string {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(r.stderr, '', show(r));
-  return r.stdout;
-}
-
-async function setUp(stage: Stage): Promise<TestCert> {
-  const cert = selfSigned('backup-client');
-  const database = openStageDatabase(stage);
-  try {
-    await prepareStore(database);
-    await addClient(database, { companyId: await addCompany(database, 'Backed Up', null), certPem: cert.certPem });
-  } finally {
-    await database.close();
-  }
-  return cert;
-}
+const setUp = (stage: Stage): Promise<TestCert> =>
+  withStore(stage, async (database) => buildCertificate(database, await buildCompany(database, 'Backed Up'), 'backup-client'));
 
 /** Writes assets one after another until stopped; resolves to how many were written. */
 function keepWriting(api: TestClient): { stop(): Promise<number> } {
@@ -83,11 +67,9 @@ async function withEmptyDatabase<T>(fn: (url: string) => Promise<T>): Promise<T>
 
 /** Serves a restored store: its asset count, and every file's content downloaded. */
 async function served(stage: Stage, cert: TestCert, env: Record<string, string>, tokens: readonly string[]): Promise<{ assets: number; files: Buffer[] }> {
-  const server = await Server.start(stage, 'serve', env);
+  const server = await startServe(stage, { env });
   try {
-    const ca = join(env.DATA_DIR!, 'tls', 'server.pem');
-    await server.waitUntilReady(ca);
-    const api = new TestClient(server.port, readFileSync(ca, 'utf8'), cert);
+    const api = server.client(cert);
     const r = await api.get('/3.0/assets');
     api.close();
     assert.equal(r.status, 200, r.text);
@@ -110,15 +92,13 @@ for (const kind of DB_KINDS) {
         await withStage(kind, async (stage) => {
           const cert = await setUp(stage);
           // No rate limit: the writer sends as fast as it can.
-          const server = await Server.start(stage, 'serve', { RATE_LIMIT: '0' });
+          const server = await startServe(stage, { env: { RATE_LIMIT: '0' } });
           const out = join(stage.dir, 'backups', 'monday');
           mkdirSync(join(stage.dir, 'backups'));
           let written: number;
           let contents: Map<string, Buffer>;
           try {
-            const ca = join(stage.dataDir, 'tls', 'server.pem');
-            await server.waitUntilReady(ca);
-            const api = new TestClient(server.port, readFileSync(ca, 'utf8'), cert);
+            const api = server.client(cert);
             contents = await addFiles(api);
             const writer = keepWriting(api);
             await new Promise((r) => setTimeout(r, 500));

@@ -15,7 +15,8 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { haproxyMissing, PacedLoad, probe, Requester, type Sent, startBalancer } from '../support/balancer.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { freePort, openStageDatabase, prepareServe, Server, type Served, type Stage, withStage } from '../support/stage.ts';
+import { prepareServe, type Served } from '../support/factories.ts';
+import { freePort, openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
 
 const CLIENT = '127.0.0.2';
 const DIRECT = '127.0.0.3';

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addCompany } from '../../src/admin/accounts.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { openStageDatabase, prepareServe, show, type Stage, startServe, withStage } from '../support/stage.ts';
+import { buildCompany, prepareServe, startServe } from '../support/factories.ts';
+import { openStageDatabase, show, type Stage, withStage } from '../support/stage.ts';
 import type { Inserted } from '../support/api.ts';
 
 interface Change { seq: number; endpoint: string; record_id: number; op: string }
@@ -120,8 +120,8 @@ for (const kind of DB_KINDS) {
         await setUp(stage);
         const database = openStageDatabase(stage);
         try {
-          await addCompany(database, 'Old', null);
-          await addCompany(database, 'New', null);
+          await buildCompany(database, 'Old');
+          await buildCompany(database, 'New');
           const { rows } = await sql<{ seq: number }>`SELECT seq FROM events ORDER BY seq`.execute(database.db);
           const seqs = rows.map((r) => Number(r.seq));
           await sql`UPDATE events SET created = '2000-01-01 00:00:00' WHERE seq < ${seqs.at(-1)}`.execute(database.db);

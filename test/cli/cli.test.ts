@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { chained } from '../support/certs.ts';
-import { TestClient, type TestResponse } from '../support/client.ts';
+import type { TestResponse } from '../support/client.ts';
+import { startServe } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { limited, type Result, ROOT, runCli, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
+import { cliJson as json, expectCliOk as expectOk, limited, type Result, ROOT, runCli, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
 import type { LoggedIn } from '../support/api.ts';
 
 const DAY_MS = 86_400_000;
@@ -19,12 +20,6 @@ const MIGRATIONS = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^
 const USAGE_LINES = ['serve', 'demo', 'migrate', 'company add --name N [--parent ID]', 'cert create --out DIR [--cn NAME] [--days N]',
   'client add --company ID --cert FILE [--name N] [--impersonation]', 'client list', 'client revoke ID', 'user add --company ID --username U --email E',
   'reminders run'];
-
-function expectOk(r: Result): string {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(r.stderr, '', show(r));
-  return r.stdout;
-}
 
 /** A failure the operator can read: one `error: ...` line on stderr, nothing on stdout, no stack trace. */
 function expectError(r: Result, message: RegExp): void {
@@ -40,8 +35,6 @@ function expectUsage(r: Result, message: RegExp): void {
   assert.equal(r.stdout, '', show(r));
   assert.match(r.stderr, message, show(r));
 }
-
-const json = (r: Result): unknown => JSON.parse(expectOk(r));
 
 // ---------------------------------------------------------------------------------------------
 // Certificates, computed independently of the code under test.
@@ -216,11 +209,9 @@ for (const kind of DB_KINDS) {
         const company = idOf(await s.cli('company', 'add', '--name', 'Acme'));
         const a = await certCreate(s, 'a', 'Workshop PC');
         const b = await certCreate(s, 'b', 'Support desk');
-        const server = await Server.start(s, 'serve');
+        const server = await startServe(s);
         try {
-          const caFile = join(s.dataDir, 'tls', 'server.pem');
-          await server.waitUntilReady(caFile);
-          assert.ok(server.stderr.includes(caFile), `serve says where it created its certificate\n${server.stderr}`);
+          assert.ok(server.stderr.includes(server.caFile), `serve says where it created its certificate\n${server.stderr}`);
 
           // Registered while the server runs: effective at once.
           const added = expectOk(await s.cli('client', 'add', '--company', String(company), '--cert', a.certFile, '--name', 'Workshop PC 1'));
@@ -265,9 +256,8 @@ for (const kind of DB_KINDS) {
             [infoB.id, company, 'Support desk', b.fingerprint, true, null],
           ]);
 
-          const ca = readFileSync(caFile, 'utf8');
-          const apiA = new TestClient(server.port, ca, { certPem: a.certPem, keyPem: a.keyPem });
-          const apiB = new TestClient(server.port, ca, { certPem: b.certPem, keyPem: b.keyPem });
+          const apiA = server.client(a);
+          const apiB = server.client(b);
           try {
             const ok = await apiA.get('/3.0/endpoints');
             assert.equal(ok.status, 200, ok.text);
@@ -279,7 +269,7 @@ for (const kind of DB_KINDS) {
               assert.equal(r.errorReply.error, `You do not have access to the API. Your signature: ${a.fingerprint}`);
             };
             denied(await apiA.get('/3.0/endpoints')); // the same keep-alive connection
-            const fresh = new TestClient(server.port, ca, { certPem: a.certPem, keyPem: a.keyPem });
+            const fresh = server.client(a);
             try {
               denied(await fresh.get('/3.0/companies'));
             } finally {
@@ -352,11 +342,9 @@ for (const kind of DB_KINDS) {
         const users = await withDatabase(s, (db) => db.selectFrom('users').select(['id', 'username']).execute());
         assert.deepEqual(users.map((u) => [Number(u.id), u.username]), [[carol, 'carol']]);
 
-        const server = await Server.start(s, 'serve');
+        const server = await startServe(s);
         try {
-          const caFile = join(s.dataDir, 'tls', 'server.pem');
-          await server.waitUntilReady(caFile);
-          const api = new TestClient(server.port, readFileSync(caFile, 'utf8'), { certPem: cert.certPem, keyPem: cert.keyPem });
+          const api = server.client(cert);
           try {
             const r = await api.post('/3.0/login', { username: 'carol', password: 'correct horse battery staple' });
             assert.equal(r.status, 200, r.text);

@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
+import { buildCompany, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { openStageDatabase, show, withDatabase, withStage } from '../support/stage.ts';
+import { show, withDatabase, withStage } from '../support/stage.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
@@ -18,14 +17,10 @@ for (const kind of DB_KINDS) {
     it('stores a PNG logo and a subdomain, refuses what is no image, too big, taken or no label; audited without the bytes', { timeout: 120_000 },
       async () => {
         await withStage(kind, async (stage) => {
-          const database = openStageDatabase(stage);
-          try {
-            await prepareStore(database);
-            await addCompany(database, 'Acme', null);
-            await addCompany(database, 'Other', null);
-          } finally {
-            await database.close();
-          }
+          await withStore(stage, async (database) => {
+            await buildCompany(database, 'Acme');
+            await buildCompany(database, 'Other');
+          });
           const logo = join(stage.dir, 'logo.png');
           writeFileSync(logo, PNG);
           const set = await stage.cli('company', 'set', '1', '--logo', logo, '--subdomain', 'acme', '--json');

@@ -4,22 +4,11 @@
 // the reminder run creates; every change is one audited transaction; invalid
 // values are refused with a readable message, a nonzero exit, and no change.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { addClient, addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { selfSigned } from '../support/certs.ts';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { TestClient } from '../support/client.ts';
+import { buildCertificate, buildCompany, startServe, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { limited, openStageDatabase, type Result, Server, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
+import { expectCliOk as ok, limited, type Result, show, type Stage, withDatabase, withStage } from '../support/stage.ts';
 import type { Asset, Inserted, QueueEntry, Reminder } from '../support/api.ts';
-
-function ok(r: Result): string {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(r.stderr, '', show(r));
-  return r.stdout;
-}
 
 /** A refusal the operator can read: one line on stderr, nothing on stdout, no stack trace, the exit code given. */
 function refused(r: Result, code: number, message: RegExp): void {
@@ -34,21 +23,12 @@ const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZon
 const plusDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /** Companies and certificates made as the CLI makes them, in this process (the CLI's own tests cover those commands). */
-async function setUp(stage: Stage, companies: readonly [string, number | null][], certs: readonly [string, number][]) {
-  const database = openStageDatabase(stage);
-  try {
-    await prepareStore(database);
-    for (const [name, parent] of companies) await addCompany(database, name, parent);
-    const made = [];
-    for (const [name, company] of certs) {
-      const cert = selfSigned(name);
-      made.push({ ...cert, id: (await addClient(database, { companyId: company, certPem: cert.certPem })).id });
-    }
-    return made;
-  } finally {
-    await database.close();
-  }
-}
+const setUp = (stage: Stage, companies: readonly [string, number | null][], certs: readonly [string, number][]) => withStore(stage, async (database) => {
+  for (const [name, parent] of companies) await buildCompany(database, name, parent);
+  const made = [];
+  for (const [name, company] of certs) made.push(await buildCertificate(database, company, name));
+  return made;
+});
 
 const companyAudit = (stage: Stage) => withDatabase(stage, (db) => db.selectFrom('auditlog').selectAll()
   .where('endpoint', '=', 'companies').where('action', '=', 'update').orderBy('id').execute());
@@ -61,14 +41,12 @@ for (const kind of DB_KINDS) {
         const scanner = made[0]!;
         const erp = made[1]!;
         assert.deepEqual([scanner.id, erp.id], [1, 2]);
-        const server = await Server.start(stage, 'serve', { LOG_LEVEL: 'info' });
+        const server = await startServe(stage, { env: { LOG_LEVEL: 'info' } });
         try {
-          const ca = join(stage.dataDir, 'tls', 'server.pem');
-          await server.waitUntilReady(ca);
           // The server's own reminder run comes once soon after the start (then hourly): past it, only ours run.
           await server.waitForOutput(/"job":"reminders".*"msg":"job ran"/);
-          const asScanner = new TestClient(server.port, readFileSync(ca, 'utf8'), scanner);
-          const asErp = new TestClient(server.port, readFileSync(ca, 'utf8'), erp);
+          const asScanner = server.client(scanner);
+          const asErp = server.client(erp);
           assert.equal((await asScanner.put('/3.0/assets', { asset_no: 'BEFORE' })).status, 201, 'no approver yet: anyone adds assets');
 
           const set: unknown = JSON.parse(ok(await stage.cli('company', 'set', '1', '--approver', '2', '--reminder-days', '14', '--timezone', 'Europe/Berlin', '--json')));

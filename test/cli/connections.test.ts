@@ -6,30 +6,22 @@
 // has its new connections closed at once; headers that stop coming are answered
 // 408 once HEADERS_TIMEOUT has passed.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import net from 'node:net';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addClient, addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { selfSigned, type TestCert } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
-import { openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
+import type { TestCert } from '../support/certs.ts';
+import type { TestClient } from '../support/client.ts';
+import { buildCertificate, buildCompany, startServe, withStore } from '../support/factories.ts';
+import { type Server, type Stage, withStage } from '../support/stage.ts';
 
 const descriptors = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 /** The first bytes of a TLS record carrying a ClientHello, and then nothing. */
 const HELLO_START = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]);
 
 async function start(stage: Stage, env: Record<string, string>): Promise<{ server: Server; client: TestClient; cert: TestCert }> {
-  const cert = selfSigned('hygiene');
-  const database = openStageDatabase(stage);
-  await prepareStore(database);
-  await addClient(database, { companyId: await addCompany(database, 'Hygiene', null), certPem: cert.certPem });
-  await database.close();
-  const server = await Server.start(stage, 'serve', env);
-  const ca = join(stage.dataDir, 'tls', 'server.pem');
-  await server.waitUntilReady(ca);
-  return { server, cert, client: new TestClient(server.port, readFileSync(ca, 'utf8'), cert) };
+  const cert = await withStore(stage, async (database) => buildCertificate(database, await buildCompany(database, 'Hygiene'), 'hygiene'));
+  const server = await startServe(stage, { env });
+  return { server, cert, client: server.client(cert) };
 }
 
 /** Opens `n` connections from `from`; each resolves with whether the server closed it within `ms`. */

@@ -6,10 +6,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
+import { buildCompany, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { cliArgv, openStageDatabase, ROOT, show, type Stage, withStage } from '../support/stage.ts';
+import { cliArgv, ROOT, show, type Stage, withStage } from '../support/stage.ts';
 import type { Inserted } from '../support/api.ts';
 
 const quoted = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
@@ -26,10 +25,7 @@ for (const kind of DB_KINDS) {
   describe(`asset-tracker import / export (${kind})`, () => {
     it('imports a file in one go (or checks it only), lists every bad row, and exports what it made', async () => {
       await withStage(kind, async (stage) => {
-        const database = openStageDatabase(stage);
-        await prepareStore(database);
-        const [top, other] = [await addCompany(database, 'Top', null), await addCompany(database, 'Other', null)];
-        await database.close();
+        const [top, other] = await withStore(stage, async (database) => [await buildCompany(database, 'Top'), await buildCompany(database, 'Other')]);
         const good = join(stage.dir, 'good.csv');
         writeFileSync(good, 'asset_no,description,data.room\r\nA-1,"Scale, 5 kg",Lab 1\r\nA-2,"Said ""hi""",\r\n');
         const dry = await stage.cli('import', 'assets', '--company', String(top), good, '--dry-run', '--json');
@@ -63,10 +59,7 @@ for (const kind of DB_KINDS) {
 
     it('draws a progress bar on a terminal', async () => {
       await withStage(kind, async (stage) => {
-        const database = openStageDatabase(stage);
-        await prepareStore(database);
-        const top = await addCompany(database, 'Top', null);
-        await database.close();
+        const top = await withStore(stage, (database) => buildCompany(database, 'Top'));
         const file = join(stage.dir, 'three.csv');
         writeFileSync(file, 'asset_no\r\nT-1\r\nT-2\r\nT-3\r\n');
         const shown = await onTerminal(stage, ['import', 'assets', '--company', String(top), file], join(stage.dir, 'import.out'));

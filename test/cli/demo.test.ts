@@ -8,16 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { freePort, type Result, Server, show, withStage } from '../support/stage.ts';
+import { cliJson as json, freePort, Server, withStage } from '../support/stage.ts';
 import type { Envelope, ErrorReply, Inserted, Updated } from '../support/api.ts';
-
-function expectOk(r: Result): string {
-  assert.equal(r.code, 0, show(r));
-  assert.equal(r.stderr, '', show(r));
-  return r.stdout;
-}
-
-const json = (r: Result): unknown => JSON.parse(expectOk(r));
 
 interface CurlResult { readonly command: string; readonly statuses: readonly number[]; readonly body: Partial<Envelope> }
 

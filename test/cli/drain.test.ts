@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 import { probe } from '../support/balancer.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { freePort, prepareServe, Server, withStage } from '../support/stage.ts';
+import { prepareServe } from '../support/factories.ts';
+import { freePort, Server, withStage } from '../support/stage.ts';
 
 const DRAIN_MS = 3000;
 

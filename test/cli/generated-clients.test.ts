@@ -12,13 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { addClient, addCompany, addUser, setPassword } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { createSelfSigned } from '../../src/tls/x509.ts';
-import { selfSigned } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
+import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { cleanEnv, openStageDatabase, ROOT, type Stage, startServe, withStage } from '../support/stage.ts';
+import { buildCertificate, buildCompany, buildServerTls, startServe, withStore } from '../support/factories.ts';
+import { cleanEnv, ROOT, type Stage, withStage } from '../support/stage.ts';
 
 const run = promisify(execFile);
 const USERNAME = 'integrator';
@@ -26,25 +23,18 @@ const PASSWORD = 'generated clients 1';
 
 /** A store with one company, a certificate that may open sessions, and a user; the files `serve` and the clients read. */
 async function prepare(stage: Stage) {
-  const server = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
-  const cert = selfSigned('generated-clients');
-  const files = { ca: join(stage.dir, 'server.pem'), key: join(stage.dir, 'server.key'), clientCert: join(stage.dir, 'client.pem'),
-    clientKey: join(stage.dir, 'client.key') };
-  writeFileSync(files.ca, server.certPem);
-  writeFileSync(files.key, server.keyPem);
+  const tls = buildServerTls(stage);
+  const { cert, userId } = await withStore(stage, async (database) => {
+    const companyId = await buildCompany(database, 'Integrators');
+    const made = await buildCertificate(database, companyId, 'generated-clients', { impersonation: true });
+    const user = await addUser(database, { companyId, username: USERNAME, email: 'integrator@example.com', level: 'admin' });
+    await setPassword(database, user, PASSWORD);
+    return { cert: made, userId: user };
+  });
+  const files = { ca: tls.env.TLS_CERT_FILE!, key: tls.env.TLS_KEY_FILE!, clientCert: join(stage.dir, 'client.pem'), clientKey: join(stage.dir, 'client.key') };
   writeFileSync(files.clientCert, cert.certPem);
   writeFileSync(files.clientKey, cert.keyPem);
-  const database = openStageDatabase(stage);
-  try {
-    await prepareStore(database);
-    const companyId = await addCompany(database, 'Integrators', null);
-    await addClient(database, { companyId, certPem: cert.certPem, impersonation: true });
-    const userId = await addUser(database, { companyId, username: USERNAME, email: 'integrator@example.com', level: 'admin' });
-    await setPassword(database, userId, PASSWORD);
-    return { files, userId, cert, serverPem: server.certPem, env: { TLS_CERT_FILE: files.ca, TLS_KEY_FILE: files.key, RATE_LIMIT: '0' } };
-  } finally {
-    await database.close();
-  }
+  return { files, userId, cert, serverPem: tls.certPem, env: { ...tls.env, RATE_LIMIT: '0' } };
 }
 
 /** Both clients generated from `doc` into `dir`, beside their scripts, with the project's packages at hand. */
@@ -98,7 +88,7 @@ for (const kind of DB_KINDS) describe(`generated clients (${kind})`, () => {
       const prepared = await prepare(stage);
       const server = await startServe(stage, prepared);
       try {
-        const probe = new TestClient(server.port, prepared.serverPem);
+        const probe = server.client();
         const served = await probe.get('/openapi.json');
         probe.close();
         assert.equal(served.status, 200);

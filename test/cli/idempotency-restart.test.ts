@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { prepareServe, startServe, withStage } from '../support/stage.ts';
+import { prepareServe, startServe } from '../support/factories.ts';
+import { withStage } from '../support/stage.ts';
 
 for (const kind of DB_KINDS) {
   describe(`Idempotency-Key across a restart (${kind})`, () => {

@@ -3,37 +3,29 @@
 // migrations (run once), sessions, the login throttle, the rate limit (through
 // PostgreSQL, or Redis with REDIS_URL) and the reminder runs (no duplicates).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addClient, addCompany, addUser, setPassword } from '../../src/admin/accounts.ts';
+import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { addDays, formatDate } from '../../src/model/dates.ts';
-import { createSelfSigned } from '../../src/tls/x509.ts';
-import { selfSigned, type TestCert } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
+import type { TestCert } from '../support/certs.ts';
+import type { TestClient } from '../support/client.ts';
+import { buildCertificate, buildCompany, buildServerTls, startServe } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { sessionHeader } from '../support/sessions.ts';
-import { openStageDatabase, Server, type Stage, withStage } from '../support/stage.ts';
+import { openStageDatabase, type Server, type Stage, withStage } from '../support/stage.ts';
 import type { LoggedIn } from '../support/api.ts';
 
 const RATE = 20;
 const SECONDS = 3;
 
-interface Pair { readonly servers: readonly Server[]; readonly ca: string; readonly database: Database }
+interface Pair { readonly servers: readonly Server[]; readonly database: Database }
 
 /** Two instances on the stage's database, sharing one server certificate; both migrate as they start. */
 async function startPair(stage: Stage, env: Record<string, string>): Promise<Pair> {
-  const server = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
-  const certFile = join(stage.dir, 'server.pem');
-  const keyFile = join(stage.dir, 'server.key');
-  writeFileSync(certFile, server.certPem);
-  writeFileSync(keyFile, server.keyPem);
-  const all = { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, RATE_LIMIT: String(RATE), RATE_LIMIT_BURST: String(RATE), ...env };
-  const servers = await Promise.all([Server.start(stage, 'serve', all), Server.start(stage, 'serve', all)]);
-  await Promise.all(servers.map((s) => s.waitUntilReady(certFile)));
-  return { servers, ca: server.certPem, database: openStageDatabase(stage) };
+  const all = { ...buildServerTls(stage).env, RATE_LIMIT: String(RATE), RATE_LIMIT_BURST: String(RATE), ...env };
+  const servers = await Promise.all([startServe(stage, { env: all }), startServe(stage, { env: all })]);
+  return { servers, database: openStageDatabase(stage) };
 }
 
 async function stopPair(pair: Pair | null): Promise<void> {
@@ -42,7 +34,7 @@ async function stopPair(pair: Pair | null): Promise<void> {
   for (const s of pair.servers) await s.dispose();
 }
 
-const clients = (pair: Pair, cert: TestCert) => pair.servers.map((s) => new TestClient(s.port, pair.ca, cert));
+const clients = (pair: Pair, cert: TestCert) => pair.servers.map((s) => s.client(cert));
 
 /** Sends requests to both instances as fast as they answer for SECONDS; the statuses seen, per instance. */
 async function hammer(targets: readonly TestClient[]): Promise<number[][]> {
@@ -73,9 +65,8 @@ describe('two instances on one PostgreSQL', { skip: !DB_KINDS.includes('postgres
         const { rows: applied } = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(database.db);
         assert.equal(new Set(applied.map((r) => r.name)).size, applied.length, 'each migration ran once');
 
-        const company = await addCompany(database, 'Shared', null);
-        const cert = selfSigned('shared');
-        await addClient(database, { companyId: company, certPem: cert.certPem, impersonation: true });
+        const company = await buildCompany(database, 'Shared');
+        const cert = await buildCertificate(database, company, 'shared', { impersonation: true });
         const [a, b] = clients(pair, cert) as [TestClient, TestClient];
         const userId = await addUser(database, { companyId: company, username: 'shared.user', email: 'u@example.com', level: 'admin' });
         await setPassword(database, userId, 'a long enough password');
@@ -114,9 +105,7 @@ describe('two instances on one PostgreSQL', { skip: !DB_KINDS.includes('postgres
         let pair: Pair | null = null;
         try {
           pair = await startPair(stage, store === 'Redis' ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {});
-          const company = await addCompany(pair.database, 'Limited', null);
-          const cert = selfSigned(`limited-${store}`);
-          await addClient(pair.database, { companyId: company, certPem: cert.certPem });
+          const cert = await buildCertificate(pair.database, await buildCompany(pair.database, 'Limited'), `limited-${store}`);
           expectSharedLimit(await hammer(clients(pair, cert)));
         } finally {
           await stopPair(pair);

@@ -11,7 +11,8 @@ import { addUser } from '../../src/admin/accounts.ts';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { SmtpSink } from '../support/smtp.ts';
-import { openStageDatabase, prepareServe, runCli, type Served, type Stage, startServe, show, withStage } from '../support/stage.ts';
+import { prepareServe, type Served, startServe } from '../support/factories.ts';
+import { openStageDatabase, runCli, type Stage, show, withStage } from '../support/stage.ts';
 
 interface Setup extends Served { sink: SmtpSink; users: string[] }
 
@@ -67,13 +68,13 @@ for (const kind of DB_KINDS) {
       await withStage(kind, async (stage) => {
         const s = await setUp(stage);
         // The assets are made through the API; the reminder run is the CLI's, while no serve runs.
-        const first = await startServe(stage, s);
+        const first = await startServe(stage, { env: s.env });
         const made = new TestClient(first.port, s.serverPem, s.cert);
         await dueAssets(made, 3);
         made.close();
         await first.stop();
         assert.match(await remindersRun(stage, s), /queued 3 e-mail digests/);
-        const server = await startServe(stage, { ...s, env: { ...s.env, LOG_LEVEL: 'info' } });
+        const server = await startServe(stage, { env: { ...s.env, LOG_LEVEL: 'info' } });
         const api = new TestClient(server.port, s.serverPem, s.cert);
         try {
           assert.equal((server.stdout.match(/e-mail on/g) ?? []).length, 1, 'said once at start-up');
@@ -109,7 +110,7 @@ for (const kind of DB_KINDS) {
     it('SIGKILL while the server reads a digest: after a restart it is sent again (at most once more)', async () => {
       await withStage(kind, async (stage) => {
         const s = await setUp(stage);
-        let server = await startServe(stage, s);
+        let server = await startServe(stage, { env: s.env });
         const api = new TestClient(server.port, s.serverPem, s.cert);
         try {
           await dueAssets(api, 2);
@@ -122,7 +123,7 @@ for (const kind of DB_KINDS) {
           await server.exitStatus;
           api.close();
           s.sink.hold = false;
-          server = await startServe(stage, s);
+          server = await startServe(stage, { env: s.env });
           await s.sink.until(() => s.users.every((to) => s.sink.to(to).length >= 1), 30_000);
           await new Promise((r) => setTimeout(r, 3000));
           const counts = s.users.map((to) => s.sink.to(to).length);
@@ -140,7 +141,7 @@ for (const kind of DB_KINDS) {
       it('two serve processes on one PostgreSQL send each digest once', async () => {
         await withStage(kind, async (stage) => {
           const s = await setUp(stage);
-          const servers = await Promise.all([startServe(stage, s), startServe(stage, s)]);
+          const servers = await Promise.all([startServe(stage, { env: s.env }), startServe(stage, { env: s.env })]);
           const api = new TestClient(servers[0].port, s.serverPem, s.cert);
           try {
             await dueAssets(api, 5);

@@ -5,16 +5,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { addClient, addCompany, addUser, setPassword } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { selfSigned } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
+import { addUser, setPassword } from '../../src/admin/accounts.ts';
+import { buildCertificate, buildCompany, startServe, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { type Family, parseExposition, valueOf } from '../support/prometheus.ts';
-import { freePort, openStageDatabase, runCli, Server, withStage } from '../support/stage.ts';
+import { freePort, runCli, withStage } from '../support/stage.ts';
 import type { LoggedIn } from '../support/api.ts';
 
 const PASSWORD = 'correct-horse-battery-9';
@@ -52,23 +48,20 @@ for (const kind of DB_KINDS) {
   describe(`metrics and request logs of a running serve (${kind})`, () => {
     it('serves the families with bounded labels on METRICS_PORT only, and logs one line per request without secrets', { timeout: 120_000 }, async () => {
       await withStage(kind, async (stage) => {
-        const cert = selfSigned('metrics-client');
-        const database = openStageDatabase(stage);
-        await prepareStore(database);
-        const company = await addCompany(database, 'Metrics Ltd', null);
-        const client = await addClient(database, { companyId: company, certPem: cert.certPem, impersonation: true });
-        const userId = await addUser(database, { companyId: company, username: 'mia', email: 'mia@example.com', level: 'admin' });
-        await setPassword(database, userId, PASSWORD);
-        await database.close();
+        const { company, cert, userId } = await withStore(stage, async (database) => {
+          const company = await buildCompany(database, 'Metrics Ltd');
+          const cert = await buildCertificate(database, company, 'metrics-client', { impersonation: true });
+          const userId = await addUser(database, { companyId: company, username: 'mia', email: 'mia@example.com', level: 'admin' });
+          await setPassword(database, userId, PASSWORD);
+          return { company, cert, userId };
+        });
 
         const metricsPort = await freePort();
-        const server = await Server.start(stage, 'serve', {
+        const server = await startServe(stage, { env: {
           METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info', RATE_LIMIT: '1', RATE_LIMIT_BURST: '12', MAX_CONNECTIONS_PER_ADDRESS: '4',
-        });
+        } });
         try {
-          const ca = join(stage.dataDir, 'tls', 'server.pem');
-          await server.waitUntilReady(ca);
-          const api = new TestClient(server.port, readFileSync(ca, 'utf8'), cert);
+          const api = server.client(cert);
           assert.equal((await api.get('/3.0/companies')).status, 200);
           assert.equal((await api.get(`/3.0/companies/id=${company}`)).status, 200);
           assert.equal((await api.get('/3.0/no-such-endpoint/id=1')).status, 404);
@@ -159,7 +152,7 @@ for (const kind of DB_KINDS) {
 
           // `asset-tracker openapi` prints what the server serves (one engine shows it: no database is involved).
           if (kind === 'sqlite') {
-            const anonymous = new TestClient(server.port, readFileSync(ca, 'utf8'));
+            const anonymous = server.client();
             const served = await anonymous.get('/openapi.json');
             anonymous.close();
             const printed = await runCli(['openapi', '--json'], stage.env({ BASE_URL: server.baseUrl }));
@@ -182,14 +175,14 @@ for (const kind of DB_KINDS) {
           const usersLine = requestLines.find((l) => l.endpoint === 'users');
           assert.ok(usersLine, server.stdout);
           assert.equal(typeof usersLine.reqId, 'string');
-          assert.equal(usersLine.cert, client.fingerprint.slice(0, 16));
+          assert.equal(usersLine.cert, cert.fingerprint.slice(0, 16));
           assert.equal(usersLine.user, userId);
           assert.equal(usersLine.verb, 'GET');
           assert.equal(usersLine.status, 200);
           assert.equal(typeof usersLine.ms, 'number');
           assert.equal(usersLine.url, '/3.0/users');
           const loginLine = requestLines.find((l) => l.endpoint === 'login');
-          assert.deepEqual([loginLine?.verb, loginLine?.status, loginLine?.user, loginLine?.cert], ['POST', 200, null, client.fingerprint.slice(0, 16)]);
+          assert.deepEqual([loginLine?.verb, loginLine?.status, loginLine?.user, loginLine?.cert], ['POST', 200, null, cert.fingerprint.slice(0, 16)]);
           assert.ok(requestLines.some((l) => l.endpoint === 'unknown' && l.status === 404 && l.url === '/3.0/no-such-endpoint/id=1'));
           assert.equal(requestLines.filter((l) => l.endpoint === 'endpoints').length, 20);
 

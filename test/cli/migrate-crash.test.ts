@@ -13,13 +13,13 @@
 // apply again.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { TestClient } from '../support/client.ts';
+import { startServe } from '../support/factories.ts';
 import { DB_KINDS, type DbKind } from '../support/harness.ts';
 import { readSchema, type Schema } from '../support/schema.ts';
-import { cliArgv, createStage, ROOT, Server, show, type Result, type Stage } from '../support/stage.ts';
+import { cliArgv, createStage, ROOT, show, type Result, type Stage } from '../support/stage.ts';
 
 const TRACE = join(ROOT, 'test/support/sql-trace.js');
 /** The migrations the code base ships, by file name (as cli.test.ts reads them). */
@@ -194,11 +194,9 @@ const describeRun = (r: Run, plan: KillPlan | null) =>
 
 /** `serve` starts on the store and answers /healthz and /readyz. */
 async function assertServes(stage: Stage): Promise<void> {
-  const server = await Server.start(stage, 'serve');
+  const server = await startServe(stage);
   try {
-    const ca = join(stage.dataDir, 'tls', 'server.pem');
-    await server.waitUntilReady(ca);
-    const client = new TestClient(server.port, readFileSync(ca, 'utf8'));
+    const client = server.client();
     try {
       const ready = await client.get('/readyz');
       assert.equal(ready.status, 200, ready.text);

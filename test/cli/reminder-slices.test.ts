@@ -10,11 +10,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addCompany, addUser } from '../../src/admin/accounts.ts';
+import { addUser } from '../../src/admin/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { prepareStore } from '../../src/store.ts';
 import { addDays, formatDate, formatDatetime } from '../../src/model/dates.ts';
 import { insertAssets } from '../support/assets-seed.ts';
+import { buildCompany } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { createStage, openStageDatabase, runCli, spawnCli, type Stage } from '../support/stage.ts';
 
@@ -32,7 +33,7 @@ async function seed(database: Database, today: string): Promise<Seeded> {
   const companies: Seeded['companies'] = [];
   const now = formatDatetime(new Date());
   for (let c = 0; c < 2; c++) {
-    const id = await addCompany(database, `Slices ${c}`, null);
+    const id = await buildCompany(database, `Slices ${c}`);
     const takers: number[] = [];
     for (let u = 0; u < 3; u++) {
       const userId = await addUser(database, { companyId: id, username: `slices-${c}-${u}-${process.pid}`, email: `s${c}${u}@example.com` });

@@ -2,17 +2,12 @@
 // lets the requests under way finish (within SHUTDOWN_GRACE_MS), stops its
 // background jobs at a safe point, closes the database and exits 0.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import tls from 'node:tls';
-import { addClient, addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { selfSigned } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
+import { buildCertificate, buildCompany, startServe, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
-import { openStageDatabase, Server, withStage } from '../support/stage.ts';
+import { openStageDatabase, withStage } from '../support/stage.ts';
 import { bytes, streamRequest } from '../support/workflows.ts';
 import type { FileRecord, Inserted } from '../support/api.ts';
 
@@ -39,17 +34,10 @@ for (const kind of DB_KINDS) {
   describe(`graceful shutdown (${kind})`, () => {
     it('SIGTERM refuses new connections, finishes the upload under way, and exits 0', async () => {
       await withStage(kind, async (stage) => {
-        const cert = selfSigned('shutdown');
-        const database = openStageDatabase(stage);
-        await prepareStore(database);
-        const company = await addCompany(database, 'Shutdown', null);
-        await addClient(database, { companyId: company, certPem: cert.certPem });
-        await database.close();
-        const server = await Server.start(stage, 'serve', { SHUTDOWN_GRACE_MS: '10000' });
+        const cert = await withStore(stage, async (database) => buildCertificate(database, await buildCompany(database, 'Shutdown'), 'shutdown'));
+        const server = await startServe(stage, { env: { SHUTDOWN_GRACE_MS: '10000' } });
         try {
-          const ca = join(stage.dataDir, 'tls', 'server.pem');
-          await server.waitUntilReady(ca);
-          const api = new TestClient(server.port, readFileSync(ca, 'utf8'), cert);
+          const api = server.client(cert);
           const asset = (await api.put('/3.0/assets', { asset_no: 'S-1' })).reply<Inserted>().ids[0]!;
           const file = (await api.put('/3.0/files', { asset_id: asset })).reply<Inserted>().ids[0]!;
           const endpoint = (await api.get(`/3.0/files/id=${file}`)).reply<FileRecord[]>()[0]!.upload_endpoint;

@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 import { TestClient } from '../support/client.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { Receiver } from '../support/receiver.ts';
-import { openStageDatabase, prepareServe, type Served, type Stage, startServe, withStage } from '../support/stage.ts';
+import { prepareServe, type Served, startServe } from '../support/factories.ts';
+import { openStageDatabase, type Stage, withStage } from '../support/stage.ts';
 
 interface Setup extends Served { receiver: Receiver }
 

@@ -12,15 +12,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { addClient, addCompany } from '../../src/admin/accounts.ts';
-import { prepareStore } from '../../src/store.ts';
-import { createSelfSigned } from '../../src/tls/x509.ts';
 import { expectOk } from '../support/api.ts';
-import { selfSigned } from '../support/certs.ts';
-import { TestClient } from '../support/client.ts';
+import type { TestClient } from '../support/client.ts';
+import { buildCertificate, buildCompany, buildServerTls, startServe, withStore } from '../support/factories.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { type Delivery, Receiver } from '../support/receiver.ts';
-import { createStage, openStageDatabase, runCli, Server, show, type Stage } from '../support/stage.ts';
+import { createStage, runCli, type Server, show, type Stage } from '../support/stage.ts';
 import type { AuditEntry, Inserted, WebhookDelivery, WebhookRecord } from '../support/api.ts';
 
 /** Both signatures of a delivery hold for `secret` (X-Signature by hand, webhook-signature by the Standard Webhooks library). */
@@ -52,25 +49,17 @@ for (const kind of DB_KINDS) {
       [main, aside, untrusted] = await Promise.all([Receiver.start(), Receiver.start(), Receiver.start()]);
       const trust = join(stage.dir, 'receivers.pem');
       writeFileSync(trust, main.certPem + aside.certPem);
-      const database = openStageDatabase(stage);
-      await prepareStore(database);
-      top = await addCompany(database, 'Top', null);
-      child = await addCompany(database, 'Child', top);
-      sibling = await addCompany(database, 'Sibling', null);
-      const certs = [selfSigned('top'), selfSigned('sibling')];
-      await addClient(database, { companyId: top, certPem: certs[0]!.certPem });
-      await addClient(database, { companyId: sibling, certPem: certs[1]!.certPem });
-      await database.close();
-      const tls = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
-      writeFileSync(join(stage.dir, 'server.pem'), tls.certPem);
-      writeFileSync(join(stage.dir, 'server.key'), tls.keyPem);
-      server = await Server.start(stage, 'serve', {
-        TLS_CERT_FILE: join(stage.dir, 'server.pem'), TLS_KEY_FILE: join(stage.dir, 'server.key'), RATE_LIMIT: '0',
-        NODE_EXTRA_CA_CERTS: trust, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT: '1s',
+      const certs = await withStore(stage, async (database) => {
+        top = await buildCompany(database, 'Top');
+        child = await buildCompany(database, 'Child', top);
+        sibling = await buildCompany(database, 'Sibling');
+        return [await buildCertificate(database, top, 'top'), await buildCertificate(database, sibling, 'sibling')];
       });
-      await server.waitUntilReady(join(stage.dir, 'server.pem'));
-      api = new TestClient(server.port, tls.certPem, certs[0]);
-      other = new TestClient(server.port, tls.certPem, certs[1]);
+      server = await startServe(stage, { env: {
+        ...buildServerTls(stage).env, RATE_LIMIT: '0', NODE_EXTRA_CA_CERTS: trust, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT: '1s',
+      } });
+      api = server.client(certs[0]);
+      other = server.client(certs[1]);
     });
     after(async () => {
       api?.close();

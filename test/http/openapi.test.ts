@@ -16,6 +16,7 @@ import { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { createSelfSigned } from '../../src/tls/x509.ts';
 import { DB_KINDS, type Service, startService, TestClock } from '../support/harness.ts';
 import { type Exchange, ResponseChecker } from '../support/openapi-check.ts';
+import { asDocument, type OpenApiDocument, type Operation } from '../support/openapi-doc.ts';
 import { run } from '../support/openapi-run.ts';
 import { FlakyBlobs, sweep, Tour, type World } from '../support/openapi-tour.ts';
 import { user } from '../support/workflows.ts';
@@ -24,15 +25,23 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BODY_MAX = 16 * 1024;
 const UPLOAD_MAX = 32 * 1024;
 
-async function servedDocument(svc: Service): Promise<any> {
+async function servedDocument(svc: Service): Promise<OpenApiDocument> {
   const res = await svc.client(null).get('/openapi.json');
   assert.equal(res.status, 200);
-  return res.body;
+  return asDocument(res.body);
+}
+
+/** What `redocly lint --format=json` prints. */
+interface LintReport {
+  readonly totals: { readonly errors: number; readonly warnings: number };
+  readonly problems: readonly {
+    readonly severity: string; readonly ruleId: string; readonly message: string; readonly location?: readonly { readonly pointer?: string }[];
+  }[];
 }
 
 describe('OpenAPI document', () => {
   let svc: Service;
-  let doc: any;
+  let doc: OpenApiDocument;
   before(async () => {
     svc = await startService('sqlite');
     doc = await servedDocument(svc);
@@ -53,8 +62,8 @@ describe('OpenAPI document', () => {
       const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/redocly'),
         ['lint', '--format=json', '--config', join(ROOT, 'redocly.yaml'), file], { env, maxBuffer: 64 * 1024 * 1024 })
         .catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
-      const report = JSON.parse(stdout);
-      const problems = report.problems.map((p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
+      const report = JSON.parse(stdout) as LintReport;
+      const problems = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
       assert.deepEqual({ errors: report.totals.errors, warnings: report.totals.warnings, problems }, { errors: 0, warnings: 0, problems: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -71,31 +80,34 @@ describe('OpenAPI document', () => {
   });
 
   it('describes filters, bodies, the envelope, errors, headers and both security schemes', () => {
-    const filters = doc.paths['/3.0/assets/{filters}'].parameters[0];
-    assert.match(filters.description, /<field><operator><value>/);
-    assert.equal(filters['x-filterable-fields'].next_check, 'date or null');
-    assert.equal(filters['x-filterable-fields']['location.description'], 'string');
-    assert.deepEqual(doc.components.schemas.AssetsCreate.required, ['asset_no']);
-    assert.equal(doc.components.schemas.AssetsUpdate.properties.id, undefined);
-    const put = doc.paths['/3.0/assets'].put;
-    assert.equal(put.requestBody.content['application/json'].schema.oneOf[1].type, 'array');
-    assert.deepEqual(put.responses['201'].content['application/json'].schema.required, ['request', 'response']);
-    assert.deepEqual(doc.paths['/3.0/assets'].get.responses['200'].content['application/json'].schema.required, ['request', 'pagination', 'response']);
-    assert.equal(doc.paths['/3.0/assets'].get.parameters[0].$ref, '#/components/parameters/ResultOrder');
-    assert.equal(doc.components.responses.RateLimited.headers['Retry-After'].$ref, '#/components/headers/Retry-After');
-    assert.ok(doc.components.headers['X-RateLimit-Remaining'] && doc.components.headers.RateLimit);
-    assert.deepEqual(doc.components.securitySchemes.mutualTLS.type, 'mutualTLS');
-    assert.deepEqual([doc.components.securitySchemes.session.type, doc.components.securitySchemes.session.scheme], ['http', 'basic']);
-    assert.deepEqual(doc.paths['/3.0/login'].post.security, [{ mutualTLS: [] }]);
+    const filters = doc.paths['/3.0/assets/{filters}']?.parameters?.[0];
+    assert.match(filters?.description ?? '', /<field><operator><value>/);
+    assert.equal(filters?.['x-filterable-fields']?.next_check, 'date or null');
+    assert.equal(filters?.['x-filterable-fields']?.['location.description'], 'string');
+    const { schemas, responses, headers, securitySchemes } = doc.components;
+    assert.deepEqual(schemas.AssetsCreate?.required, ['asset_no']);
+    assert.ok(schemas.AssetsUpdate?.properties);
+    assert.equal(schemas.AssetsUpdate.properties.id, undefined);
+    const put = doc.paths['/3.0/assets']?.put;
+    assert.equal(put?.requestBody?.content['application/json']?.schema.oneOf?.[1]?.type, 'array');
+    assert.deepEqual(put?.responses['201']?.content?.['application/json']?.schema.required, ['request', 'response']);
+    const list = doc.paths['/3.0/assets']?.get;
+    assert.deepEqual(list?.responses['200']?.content?.['application/json']?.schema.required, ['request', 'pagination', 'response']);
+    assert.equal(list?.parameters?.[0]?.$ref, '#/components/parameters/ResultOrder');
+    assert.equal(responses.RateLimited?.headers?.['Retry-After']?.$ref, '#/components/headers/Retry-After');
+    assert.ok(headers['X-RateLimit-Remaining'] && headers.RateLimit);
+    assert.deepEqual(securitySchemes.mutualTLS?.type, 'mutualTLS');
+    assert.deepEqual([securitySchemes.session?.type, securitySchemes.session?.scheme], ['http', 'basic']);
+    assert.deepEqual(doc.paths['/3.0/login']?.post?.security, [{ mutualTLS: [] }]);
   });
 
   it('describes the query form of filters on every GET, POST and DELETE that takes filters, and page on lists', () => {
-    const filter = doc.components.parameters.Filter;
-    assert.deepEqual({ name: filter.name, in: filter.in, required: filter.required, style: filter.style, explode: filter.explode, type: filter.schema.type },
+    const { Filter: filter, Page: page } = doc.components.parameters;
+    assert.deepEqual({ name: filter?.name, in: filter?.in, required: filter?.required, style: filter?.style, explode: filter?.explode, type: filter?.schema?.type },
       { name: 'filter', in: 'query', required: false, style: 'form', explode: true, type: 'array' });
-    assert.deepEqual({ name: doc.components.parameters.Page.name, in: doc.components.parameters.Page.in, schema: doc.components.parameters.Page.schema },
+    assert.deepEqual({ name: page?.name, in: page?.in, schema: page?.schema },
       { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } });
-    const refs = (op: any) => (op.parameters ?? []).map((p: any) => p.$ref).filter((r: unknown) => typeof r === 'string');
+    const refs = (op: Operation | undefined) => (op?.parameters ?? []).map((p) => p.$ref).filter((r) => typeof r === 'string');
     const takingFilters: string[] = [];
     for (const { template, method, op } of new ResponseChecker(doc).operations()) {
       const filtered = template.includes('{filters}') || (op.responses['400'] && refs(op).includes('#/components/parameters/Filter'));
@@ -106,16 +118,19 @@ describe('OpenAPI document', () => {
     }
     for (const op of ['get /3.0/assets', 'get /3.0/assets/{filters}', 'post /3.0/assets', 'post /3.0/assets/{filters}', 'delete /3.0/assets',
       'delete /3.0/assets/{filters}', 'post /3.0/password', 'get /3.0/changes']) assert.ok(takingFilters.includes(op), op);
-    assert.equal(doc.paths['/3.0/assets'].post.operationId, 'updateAssetsByQuery');
+    const assets = doc.paths['/3.0/assets'];
+    assert.equal(assets?.post?.operationId, 'updateAssetsByQuery');
     // Types a generated client can use: JSON objects as maps, a webhook's events as a list of names.
     const open = { type: 'object', additionalProperties: true };
-    assert.deepEqual(doc.components.schemas.Assets.properties.data.anyOf[0], open);
-    assert.deepEqual(doc.components.schemas.Companies.properties.styles, { type: ['object', 'null'], additionalProperties: true });
-    assert.deepEqual(doc.components.schemas.Webhooks.properties.events.items, { type: 'string', minLength: 1 });
-    assert.equal(doc.components.schemas.WebhooksCreate.properties.events.type, 'array');
-    assert.equal(doc.paths['/3.0/assets'].delete.operationId, 'deleteAssetsByQuery');
-    assert.equal(refs(doc.paths['/3.0/endpoints'].get).includes('#/components/parameters/Filter'), false);
-    assert.equal(doc.paths['/3.0/assets'].put.parameters.some((p: any) => p.$ref === '#/components/parameters/Filter'), false);
+    const { schemas } = doc.components;
+    assert.deepEqual(schemas.Assets?.properties?.data?.anyOf?.[0], open);
+    assert.deepEqual(schemas.Companies?.properties?.styles, { type: ['object', 'null'], additionalProperties: true });
+    assert.deepEqual(schemas.Webhooks?.properties?.events?.items, { type: 'string', minLength: 1 });
+    assert.equal(schemas.WebhooksCreate?.properties?.events?.type, 'array');
+    assert.equal(assets?.delete?.operationId, 'deleteAssetsByQuery');
+    assert.equal(refs(doc.paths['/3.0/endpoints']?.get).includes('#/components/parameters/Filter'), false);
+    assert.ok(assets?.put?.parameters);
+    assert.equal(assets.put.parameters.some((p) => p.$ref === '#/components/parameters/Filter'), false);
   });
 
   it('the check notices answers that differ from the document', () => {

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { TestClient, TestResponse } from '../support/client.ts';
+import { forbiddenInFileName } from '../support/fuzz-data.ts';
 import { DB_KINDS, type DbKind, type Service, startService } from '../support/harness.ts';
 import { cellText, type RawRow, ReferenceSerializer, type ResourceName, SPECS } from '../support/reference-json.ts';
 import { Api, makeUser } from '../support/sessions.ts';
@@ -107,8 +108,7 @@ const longText = (min: number, max: number) =>
   fc.tuple(fc.string({ unit, minLength: 1, maxLength: 6 }), fc.integer({ min, max })).map(([s, n]) => repeatTo(s, n));
 /** Any string the API takes (no NUL), up to the 1000-character limit. */
 const text = fc.oneof({ weight: 12, arbitrary: shortText }, { weight: 1, arbitrary: longText(990, 1000) }, { weight: 1, arbitrary: longText(50, 400) });
-// eslint-disable-next-line no-control-regex -- the control characters a file name may not hold
-const filename = text.map((s) => s.replace(/[/\\\u0000-\u001f\u007f]/g, '_'));
+const filename = text.map((s) => [...s].map((c) => (forbiddenInFileName(c) ? '_' : c)).join(''));
 const emailPart = shortText.map((s) => s.replace(/[\s@]/g, ''));
 const email = fc.tuple(emailPart, emailPart).map(([a, b]) => `${a || 'u'}@${b || 'd'}.example`);
 

@@ -87,7 +87,8 @@ export type Endpoint = keyof Records;
 /** A path under `/3.0/` that lists an endpoint's records: its name, then filter segments. */
 export type ListPath<E extends Endpoint> = E | `${E}/${string}`;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON object (not an array, not null). */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `body` as the contract's envelope: asserts it is an object with a `response` member. */
 export function asEnvelope<R>(body: unknown, text: string): Envelope<R> {

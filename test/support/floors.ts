@@ -62,3 +62,26 @@ export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): st
   }
   return problems;
 }
+
+/** The import cycles among the files of the graph (each as its files, a strongly connected set of two or more). */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const edges = (file: string) => (graph.get(file) ?? []).map((t) => t.replace(/\.js$/, '.ts')).filter((t) => graph.has(t));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const next of edges(file)) {
+      if (!index.has(next)) visit(next);
+      if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, low.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const set = stack.splice(stack.indexOf(file));
+    if (set.length > 1 || edges(file).includes(file)) cycles.push(set);
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}

@@ -220,8 +220,8 @@ export function isRealDatetime(s: string): boolean {
 
 const codePoints = (s: string) => [...s].length;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-// eslint-disable-next-line no-control-regex
-const FILENAME_FORBIDDEN = /[/\\\u0000-\u001f\u007f]/;
+/** What a file name may not hold: a slash, a backslash, a control character (below U+0020, and U+007F). */
+export const forbiddenInFileName = (c: string): boolean => c === '/' || c === '\\' || c.charCodeAt(0) < 0x20 || c === '\u007f';
 
 /** Whether a field takes the value (one body member). */
 export function valueFits(f: FieldDef, v: JV): boolean {
@@ -239,7 +239,7 @@ export function valueFits(f: FieldDef, v: JV): boolean {
       if (codePoints(v) > max) return false;
       if (f.required && v.trim() === '') return false;
       if (f.format === 'email') return EMAIL.test(v);
-      if (f.format === 'filename') return !FILENAME_FORBIDDEN.test(v);
+      if (f.format === 'filename') return ![...v].some(forbiddenInFileName);
       return true;
     }
     case 'date': return typeof v === 'string' && isRealDate(v);

@@ -3,8 +3,8 @@
 // Ajv (OpenAPI 3.1 schemas are JSON Schema 2020-12) and the headers by name.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-
-type Json = Record<string, any>;
+import { isObject } from './api.ts';
+import { type Method, METHODS, type OpenApiDocument, type Operation, type Response, type Schema } from './openapi-doc.ts';
 
 /** One answer as a client saw it. */
 export interface Exchange {
@@ -27,16 +27,21 @@ export interface Verdict {
 
 /** Headers the service sends whose names the document must declare where they occur. */
 const DECLARED_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'etag'];
-const METHODS = ['get', 'post', 'put', 'delete'] as const;
 
 const pointer = (parts: readonly string[]) =>
   `#/${parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`;
+
+/** The reference an object of the document is, if it is one. */
+const refIn = (v: unknown): string | undefined => (isObject(v) && typeof v.$ref === 'string' ? v.$ref : undefined);
+
+/** An operation of the document: its path template, method and operation. */
+export interface Located { readonly template: string; readonly method: Method; readonly op: Operation }
 
 export class ResponseChecker {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(readonly doc: Json) {
+  constructor(readonly doc: OpenApiDocument) {
     // OpenAPI's own members at the top of the document are not schema keywords.
     this.ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, validateSchema: false });
     addFormats.default(this.ajv);
@@ -45,9 +50,12 @@ export class ResponseChecker {
   }
 
   /** Every operation of the document: path template, method and operation. */
-  *operations(): Generator<{ template: string; method: (typeof METHODS)[number]; op: Json }> {
-    for (const [template, item] of Object.entries<Json>(this.doc.paths)) {
-      for (const method of METHODS) if (item[method]) yield { template, method, op: item[method] };
+  *operations(): Generator<Located> {
+    for (const [template, item] of Object.entries(this.doc.paths)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (op) yield { template, method, op };
+      }
     }
   }
 
@@ -56,7 +64,7 @@ export class ResponseChecker {
    * without segments after the endpoint (an update sent without filters is
    * still the update, refused).
    */
-  operationFor(method: string, rawPath: string): { template: string; op: Json } | null {
+  operationFor(method: string, rawPath: string): Located | null {
     const verb = (method === 'HEAD' ? 'get' : method.toLowerCase());
     const path = rawPath.split('?')[0]!;
     const parts = path.split('/').filter((p) => p !== '');
@@ -68,15 +76,16 @@ export class ResponseChecker {
     return mine.find((o) => o.template.includes('{') === hasSegments) ?? mine[0] ?? null;
   }
 
-  private deref(o: Json): Json {
+  /** What an object of the document stands for: itself, or (following references) the object of the same kind it names. */
+  private deref<T extends { readonly $ref?: string }>(o: T): T {
     let out = o;
-    while (typeof out.$ref === 'string') out = this.at(out.$ref);
+    while (out.$ref !== undefined) out = this.at(out.$ref) as T;
     return out;
   }
 
-  private at(ref: string): Json {
+  private at(ref: string): unknown {
     return ref.slice(2).split('/').map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<Json>((o, k) => o[k], this.doc);
+      .reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), this.doc);
   }
 
   private validator(ref: string): ValidateFunction {
@@ -86,12 +95,11 @@ export class ResponseChecker {
   }
 
   /** Where the response of an operation for a status is, as a JSON pointer (following response references). */
-  private responseRef(template: string, method: string, status: number): string | null {
-    const responses = this.doc.paths[template][method].responses as Json;
-    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => responses[k]);
+  private responseRef({ template, method, op }: Located, status: number): string | null {
+    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => op.responses[k]);
     if (!key) return null;
     let ref = pointer(['paths', template, method, 'responses', key]);
-    while (typeof this.at(ref).$ref === 'string') ref = this.at(ref).$ref;
+    for (let next = refIn(this.at(ref)); next !== undefined; next = refIn(this.at(ref))) ref = next;
     return ref;
   }
 
@@ -106,18 +114,17 @@ export class ResponseChecker {
       if (x.method !== 'HEAD') this.validate('#/components/schemas/Error', x, problems, where);
       return { operationId: null, status: x.status, problems };
     }
-    const method = x.method === 'HEAD' ? 'get' : x.method.toLowerCase();
-    const id = String(found.op.operationId);
-    this.checkRequest(found.template, method, x, problems, where);
-    const ref = this.responseRef(found.template, method, x.status);
+    const id = found.op.operationId;
+    this.checkRequest(found, x, problems, where);
+    const ref = this.responseRef(found, x.status);
     if (!ref) return { operationId: id, status: x.status, problems: [`${where}: ${id} documents no response ${x.status}`] };
-    const response = this.deref(this.at(ref));
-    const headers = Object.entries<Json>(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), this.deref(h)] as const);
+    const response = this.deref(this.at(ref) as Response);
+    const headers = Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), this.deref(h)] as const);
     for (const [name, h] of headers) if (h.required && x.headers[name] === undefined) problems.push(`${where}: header ${name} missing`);
     for (const name of DECLARED_HEADERS) {
       if (x.headers[name] !== undefined && !headers.some(([n]) => n === name)) problems.push(`${where}: header ${name} not documented`);
     }
-    const content = (response.content ?? {}) as Json;
+    const content = response.content ?? {};
     if (x.method === 'HEAD') return { operationId: id, status: x.status, problems };
     if (Object.keys(content).length === 0) {
       if (x.text !== '') problems.push(`${where}: a body where the document has none`);
@@ -135,31 +142,34 @@ export class ResponseChecker {
    * (A listed field refused to this caller, or a value refused for what it names,
    * such as an id that does not exist, are beyond what a schema can say.)
    */
-  private checkRequest(template: string, method: string, x: Exchange, problems: string[], where: string): void {
+  private checkRequest({ template, method, op }: Located, x: Exchange, problems: string[], where: string): void {
     const schemaAt = ['paths', template, method, 'requestBody', 'content', 'application/json', 'schema'];
-    if (x.requestBody === undefined || !this.doc.paths[template][method].requestBody?.content?.['application/json']) return;
+    const json = op.requestBody?.content['application/json'];
+    if (x.requestBody === undefined || !json) return;
     let body: unknown;
-    let error: { code?: string; error?: string } | undefined;
+    let answer: unknown;
     try {
       body = JSON.parse(x.requestBody);
-      error = x.status >= 400 ? JSON.parse(x.text)?.response : undefined;
+      answer = x.status >= 400 ? JSON.parse(x.text) : undefined;
     } catch {
       return;
     }
+    const reply = isObject(answer) && isObject(answer.response) ? answer.response : undefined;
+    const error = reply && { code: typeof reply.code === 'string' ? reply.code : undefined, error: String(reply.error) };
     const v = this.validator(pointer(schemaAt));
     const fits = v(body);
     if (x.status < 300 && !fits) problems.push(`${where}: the body taken does not fit the request schema: ${this.ajv.errorsText(v.errors)}`);
     const field = error?.code === 'invalid_field' ? String(error.error).replace('Field verification failed, invalid field ', '') : null;
-    const unlisted = field !== null && !this.fieldsOf(this.at(pointer(schemaAt))).has(field);
+    const unlisted = field !== null && !this.fieldsOf(json.schema).has(field);
     // (Nesting too deep for the parser is malformed JSON too, and no schema keyword bounds depth.)
     const shape = error?.code === 'malformed_json' && !String(error.error).includes('too deep');
     if (fits && (shape || unlisted)) problems.push(`${where}: the body refused (${error?.code}) fits the request schema`);
   }
 
   /** The member names an object schema (or the objects of its alternatives) lists. */
-  private fieldsOf(schema: Json): Set<string> {
+  private fieldsOf(schema: Schema): Set<string> {
     const s = this.deref(schema);
-    const alternatives = [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.items ? [s.items] : [])].map((a: Json) => this.fieldsOf(a));
+    const alternatives = [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.items ? [s.items] : [])].map((a) => this.fieldsOf(a));
     return new Set([...Object.keys(s.properties ?? {}), ...alternatives.flatMap((a) => [...a])]);
   }
 

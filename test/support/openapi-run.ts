@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { pruneChanges } from '../../src/feed/prune.ts';
+import type { Asset, Company, ExternalType, FileRecord, Inserted, LoggedIn, User as UserRecord } from './api.ts';
+import type { TestResponse } from './client.ts';
+import type { Operation } from './openapi-doc.ts';
 import { type Made, PDF, takesQueryFilters, type Tour, withFilters, type World } from './openapi-tour.ts';
 import { sessionHeader, type User, uniqueName } from './workflows.ts';
 
@@ -14,20 +17,23 @@ function csvOf(body: Record<string, unknown>): string {
     if (k === 'data' && v && typeof v === 'object') return Object.entries(v).map(([dk, dv]) => [`data.${dk}`, dv]);
     return v !== null && typeof v === 'object' ? [] : [[k, v]];
   });
-  const quote = (v: unknown) => `"${String(typeof v === 'object' ? JSON.stringify(v) : v ?? '').replace(/"/g, '""')}"`;
+  const quote = (v: unknown) => `"${(v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)).replace(/"/g, '""')}"`;
   return `${cells.map(([k]) => quote(k)).join(',')}\r\n${cells.map(([, v]) => quote(v)).join(',')}\r\n`;
 }
+
+/** The id of the first record a PUT inserted. */
+const firstId = (res: TestResponse): number => res.reply<Inserted>().ids[0]!;
 
 /** Creates a record of every resource and returns their ids by endpoint. */
 async function createAll(w: World): Promise<{ ids: Record<string, number>; made: Made }> {
   const { tour, api } = w;
   const put = async (endpoint: string, body: Record<string, unknown>): Promise<number> => {
     // Where PUT takes CSV, the same record as a checked-only import first.
-    if (tour.checker.operationFor('PUT', `/3.0/${endpoint}`)?.op.requestBody.content['text/csv']) {
+    if (tour.checker.operationFor('PUT', `/3.0/${endpoint}`)?.op.requestBody?.content['text/csv']) {
       const csv = await tour.expect(200, api, 'PUT', `/3.0/${endpoint}`, { body: csvOf(body), headers: { 'content-type': 'text/csv', 'x-dry-run': 'true' } });
-      assert.deepEqual(csv.response, { records_valid: 1 });
+      assert.deepEqual(csv.reply(), { records_valid: 1 });
     }
-    return (await tour.expect(201, api, 'PUT', `/3.0/${endpoint}`, { body })).response.ids[0];
+    return firstId(await tour.expect(201, api, 'PUT', `/3.0/${endpoint}`, { body }));
   };
   const ids: Record<string, number> = {};
   ids.companies = await put('companies', { name: uniqueName('Co'), subdomain: uniqueName('sub'), styles: { color: 'red' }, data: { region: 'north' } });
@@ -49,8 +55,8 @@ async function createAll(w: World): Promise<{ ids: Record<string, number>; made:
   ids.users = await put('users', { username: uniqueName('user'), email: `${uniqueName('e')}@example.com`, permissions: { level: 'user' } });
   ids.webhooks = await put('webhooks', { url: 'https://hooks.invalid/in', events: ['*'] });
   ids.auditlog = await put('auditlog', { message: 'Checked by hand', asset_id: ids.assets });
-  const file = (await tour.expect(200, api, 'GET', `/3.0/files/id=${ids.files}`)).response[0];
-  const made = { asset: bare, file: ids.files, token: String(file.upload_endpoint).split('/').pop()!, location: ids.locations, user: ids.users };
+  const [file] = (await tour.expect(200, api, 'GET', `/3.0/files/id=${ids.files}`)).reply<FileRecord[]>();
+  const made = { asset: bare, file: ids.files, token: String(file?.upload_endpoint).split('/').pop()!, location: ids.locations, user: ids.users };
   return { ids, made };
 }
 
@@ -63,7 +69,7 @@ async function readAndUpdate(w: World, ids: Record<string, number>): Promise<voi
     if (!template.startsWith('/3.0/') || !String(op.operationId).startsWith('list')) continue;
     const order = { headers: { 'x-api-result-order': `${key(template)}^` } };
     await tour.expect(200, api, 'GET', template.replace('{filters}', `${key(template)}>0/page=1`), order);
-    if (op.parameters?.some((p: any) => p.$ref === '#/components/parameters/ResultOrder')) {
+    if (op.parameters?.some((p) => p.$ref === '#/components/parameters/ResultOrder')) {
       await tour.expect(400, api, 'GET', template, { headers: { 'x-api-result-order': 'no_such_field' } });
     }
     if (template.includes('{filters}')) await tour.expect(400, api, 'GET', template.replace('{filters}', 'no_such_field=1'));
@@ -92,9 +98,10 @@ async function readAndUpdate(w: World, ids: Record<string, number>): Promise<voi
 /** Sessions: login and its refusals, a session's reads and writes, passwords, logout. */
 async function sessions(w: World, made: Made): Promise<void> {
   const { tour, api, admin, readonly } = w;
-  const login = (u: User) => tour.expect(200, api, 'POST', '/3.0/login', { body: { username: u.username, password: u.password, ip: '10.1.2.3', useragent: null } });
-  const asAdmin = { headers: sessionHeader((await login(admin)).response.user_token) };
-  const asReader = { headers: sessionHeader((await login(readonly)).response.user_token) };
+  const login = async (u: User) => (await tour.expect(200, api, 'POST', '/3.0/login', {
+    body: { username: u.username, password: u.password, ip: '10.1.2.3', useragent: null } })).reply<LoggedIn>().user_token;
+  const asAdmin = { headers: sessionHeader(await login(admin)) };
+  const asReader = { headers: sessionHeader(await login(readonly)) };
   await tour.expect(200, api, 'GET', '/3.0/users', asAdmin);
   await tour.expect(200, api, 'GET', '/3.0/messages', asReader);
   await tour.expect(200, api, 'POST', `/3.0/password/id=${made.user}`, { ...asAdmin, body: { new_password: 'correct horse battery' } });
@@ -107,7 +114,7 @@ async function sessions(w: World, made: Made): Promise<void> {
   await tour.expect(400, api, 'GET', '/3.0/logout');
   await tour.expect(200, api, 'GET', '/3.0/logout', asReader);
   // Logging out is done by the GET itself: an `If-None-Match: *` still ends the session, and answers 304.
-  const again = { headers: { ...sessionHeader((await login(readonly)).response.user_token), 'if-none-match': '*' } };
+  const again = { headers: { ...sessionHeader(await login(readonly)), 'if-none-match': '*' } };
   await tour.expect(304, api, 'GET', '/3.0/logout', again);
   await tour.expect(401, api, 'GET', '/3.0/logout', again);
   await tour.expect(401, api, 'GET', '/3.0/assets', asReader);
@@ -125,7 +132,7 @@ async function sessions(w: World, made: Made): Promise<void> {
 async function moves(w: World, made: Made): Promise<void> {
   const { tour, api } = w;
   const twin = uniqueName('T-');
-  const here = (await tour.expect(201, api, 'PUT', '/3.0/assets', { body: { asset_no: twin } })).response.ids[0];
+  const here = firstId(await tour.expect(201, api, 'PUT', '/3.0/assets', { body: { asset_no: twin } }));
   await tour.expect(201, api, 'PUT', '/3.0/assets', { body: { asset_no: twin, company_id: w.sub } });
   await tour.expect(409, api, 'POST', '/3.0/moveasset', { body: { asset_id: here, company_id: w.sub } });
   await tour.expect(200, api, 'POST', '/3.0/moveasset', { body: { asset_id: made.asset, company_id: w.sub } });
@@ -182,15 +189,15 @@ async function refusals(w: World, ids: Record<string, number>, made: Made): Prom
       await tour.expect(400, api, 'DELETE', unknownField);
     }
   }
-  const asset = (await tour.expect(200, api, 'GET', `/3.0/assets/id=${ids.assets}`)).response[0];
+  const [asset] = (await tour.expect(200, api, 'GET', `/3.0/assets/id=${ids.assets}`)).reply<Asset[]>();
   // The printed lists: a PDF answer is documented for them.
   for (const path of [`/3.0/assets/id=${ids.assets}`, '/3.0/assetchecks']) {
     const pdf = await tour.send(api, 'GET', path, { headers: { accept: 'application/pdf' } });
     assert.equal(pdf.headers['content-type'], 'application/pdf', `${path}: ${pdf.status}`);
   }
-  await tour.expect(409, api, 'PUT', '/3.0/assets', { body: { asset_no: asset.asset_no } });
-  const other = (await tour.expect(201, api, 'PUT', '/3.0/assets', { body: { asset_no: uniqueName('O-') } })).response.ids[0];
-  await tour.expect(409, api, 'POST', `/3.0/assets/id=${other}`, { body: { asset_no: asset.asset_no } });
+  await tour.expect(409, api, 'PUT', '/3.0/assets', { body: { asset_no: asset?.asset_no } });
+  const other = firstId(await tour.expect(201, api, 'PUT', '/3.0/assets', { body: { asset_no: uniqueName('O-') } }));
+  await tour.expect(409, api, 'POST', `/3.0/assets/id=${other}`, { body: { asset_no: asset?.asset_no } });
   await conflicts(w, ids, made);
   await tour.expect(200, api, 'DELETE', `/3.0/messages/id=${ids.messages}`);
   // Neither an operation nor a version of the document: refusals with the error body.
@@ -203,15 +210,19 @@ async function refusals(w: World, ids: Record<string, number>, made: Made): Prom
 /** Writes refused by the state of the store (409): unique values, references that block a delete, state changes. */
 async function conflicts(w: World, ids: Record<string, number>, made: Made): Promise<void> {
   const { tour, api } = w;
-  const one = async (endpoint: string, id: number | undefined) => (await tour.expect(200, api, 'GET', `/3.0/${endpoint}/id=${id}`)).response[0];
-  const { subdomain } = await one('companies', ids.companies);
+  const one = async <R>(endpoint: string, id: number | undefined): Promise<R> => {
+    const [record] = (await tour.expect(200, api, 'GET', `/3.0/${endpoint}/id=${id}`)).reply<R[]>();
+    assert.ok(record, `${endpoint} ${id}`);
+    return record;
+  };
+  const { subdomain } = await one<Company>('companies', ids.companies);
   await tour.expect(409, api, 'PUT', '/3.0/companies', { body: { name: uniqueName('Co'), subdomain } });
   await tour.expect(409, api, 'POST', `/3.0/companies/id=${w.sub}`, { body: { subdomain } });
-  const { external_itemtype_id } = await one('externaltypes', ids.externaltypes);
+  const { external_itemtype_id } = await one<ExternalType>('externaltypes', ids.externaltypes);
   await tour.expect(409, api, 'PUT', '/3.0/externaltypes', { body: { description: 'Twin', external_itemtype_id } });
-  const twin = (await tour.expect(201, api, 'PUT', '/3.0/externaltypes', { body: { external_itemtype_id: 1000 } })).response.ids[0];
+  const twin = firstId(await tour.expect(201, api, 'PUT', '/3.0/externaltypes', { body: { external_itemtype_id: 1000 } }));
   await tour.expect(409, api, 'POST', `/3.0/externaltypes/id=${twin}`, { body: { external_itemtype_id } });
-  const { username } = await one('users', made.user);
+  const { username } = await one<UserRecord>('users', made.user);
   await tour.expect(409, api, 'PUT', '/3.0/users', { body: { username, email: 'twin@example.com' } });
   await tour.expect(409, api, 'POST', `/3.0/users/id=${w.admin.id}`, { body: { username } });
   await tour.expect(201, api, 'PUT', '/3.0/assetreminders', { body: { asset_id: ids.assets, user_id: made.user, due_date: '2030-01-31', remind_date: '2030-01-02' } });
@@ -224,11 +235,12 @@ async function conflicts(w: World, ids: Record<string, number>, made: Made): Pro
 }
 
 /** The first body field whose schema refuses an empty array (a field of another type). */
-function wrongTyped(tour: Tour, op: any): string {
-  const ref: string = op.requestBody.content['application/json'].schema.oneOf?.[0]?.$ref ?? op.requestBody.content['application/json'].schema.$ref;
+function wrongTyped(tour: Tour, op: Operation): string {
+  const body = op.requestBody?.content['application/json']?.schema;
+  const ref = body?.oneOf?.[0]?.$ref ?? body?.$ref ?? '';
   const schema = tour.checker.doc.components.schemas[ref.split('/').pop()!];
-  return Object.entries<any>(schema.properties).find(([, s]) => Object.keys(s).length > 0 && s.type !== 'object'
-    && !(Array.isArray(s.type) && s.type.includes('array')))?.[0] ?? '';
+  return Object.entries(schema?.properties ?? {}).find(([, s]) => Object.keys(s).length > 0 && s.type !== 'object'
+    && !(typeof s.type === 'object' && s.type.includes('array')))?.[0] ?? '';
 }
 
 /** The scripted part of the tour. */

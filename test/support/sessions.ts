@@ -3,18 +3,17 @@
 // response it saw, so that a final check can show none leaked (spec §8.4).
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { addUser, setPassword } from '../../src/admin/accounts.ts';
 import type { Level } from '../../src/model/types.ts';
 import type { RequestOptions, TestClient, TestResponse } from './client.ts';
 import type { Service } from './harness.ts';
 import { endpointOf, type LoggedIn } from './api.ts';
 import type { Envelope } from './api.ts';
+import { sessionHeader, uniqueName, user } from './workflows.ts';
+
+export { sessionHeader, uniqueName };
 
 export const BAD_SESSION = 'Bad session token.';
 export const BAD_LOGIN = 'Invalid username or password';
-
-/** `Authorization: Basic base64("session:" + token)`. */
-export const sessionHeader = (token: string) => ({ authorization: `Basic ${Buffer.from(`session:${token}`).toString('base64')}` });
 
 /** Passwords and tokens a service has seen, and every response it gave, per service. */
 interface Trail { readonly secrets: Set<string>; readonly responses: TestResponse[]; readonly logs: string[] }
@@ -74,22 +73,12 @@ export class Api {
 
 export interface TestUser { readonly id: number; readonly username: string; readonly password: string; readonly companyId: number }
 
-let counter = 0;
-export const uniqueName = (prefix: string) => `${prefix}${++counter}${Math.random().toString(36).slice(2, 6)}`;
-
 /** A user of the company with a password, created as the operator would; `permissions` overrides the level. */
 export async function makeUser(svc: Service, companyId: number,
   o: { level?: Level; canCreateCompanies?: boolean; password?: string; username?: string } = {}): Promise<TestUser> {
-  const username = o.username ?? uniqueName('user');
-  const id = await addUser(svc.database, { companyId, username, email: `${username}@example.com`, level: o.level }, svc.clock);
-  if (o.canCreateCompanies !== undefined) {
-    const permissions = JSON.stringify({ level: o.level ?? 'user', can_create_companies: o.canCreateCompanies });
-    await svc.database.db.updateTable('users').set({ permissions }).where('id', '=', id).execute();
-  }
   const password = o.password ?? `pw-${uniqueName('')}-${Math.random().toString(36).slice(2)}`;
   trail(svc).secrets.add(password);
-  await setPassword(svc.database, id, password, svc.clock);
-  return { id, username, password, companyId };
+  return { ...await user(svc, companyId, { ...o, username: o.username ?? uniqueName('user'), password }), companyId };
 }
 
 export { expectError, expectOk } from './api.ts';

@@ -4,16 +4,13 @@
 // none outlives a test file even when an assertion fails.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { addClient, addCompany } from '../../src/admin/accounts.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { prepareStore } from '../../src/store.ts';
-import { createSelfSigned } from '../../src/tls/x509.ts';
-import { selfSigned, type TestCert } from './certs.ts';
+import type { TestCert } from './certs.ts';
 import { TestClient } from './client.ts';
 import type { DbKind } from './harness.ts';
 import { pgAdmin, pgUrl } from './templates.ts';
@@ -94,6 +91,16 @@ export async function limited<T>(limit: number, fns: readonly (() => Promise<T>)
 }
 
 export const show = (r: Result) => `exit ${r.code} (${r.signal ?? 'no signal'})\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+
+/** Asserts a command succeeded (exit 0, nothing on stderr) and returns what it printed. */
+export function expectCliOk(r: Result): string {
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stderr, '', show(r));
+  return r.stdout;
+}
+
+/** What a successful command printed with --json. */
+export const cliJson = (r: Result): unknown => JSON.parse(expectCliOk(r));
 
 // ---------------------------------------------------------------------------------------------
 // A stage: a temporary DATA_DIR and, for PostgreSQL, a throw-away database.
@@ -181,7 +188,12 @@ export class Server {
   private exit: Exit | null = null;
   private readonly exited: Promise<Exit>;
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv, readonly port: number, readonly portalPort: number | null = null) {
+  /**
+   * `caFile`: the server certificate clients trust — TLS_CERT_FILE's, or the one the
+   * server makes in its DATA_DIR/tls/ on first start.
+   */
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, readonly port: number, readonly portalPort: number | null,
+    readonly caFile: string) {
     this.child = spawnCli(args, env);
     this.child.stdout.setEncoding('utf8').on('data', (s: string) => { this.stdout += s; });
     this.child.stderr.setEncoding('utf8').on('data', (s: string) => { this.stderr += s; });
@@ -192,8 +204,8 @@ export class Server {
     const port = await freePort();
     // The portal gets a free port of its own (its default, 8444, would be shared by servers running side by side).
     const portalPort = env.PORTAL_PORT === undefined ? await freePort() : Number(env.PORTAL_PORT) || null;
-    return new Server([command], stage.env({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `https://localhost:${port}`,
-      PORTAL_PORT: String(portalPort ?? 0), ...env }), port, portalPort);
+    const all = stage.env({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: `https://localhost:${port}`, PORTAL_PORT: String(portalPort ?? 0), ...env });
+    return new Server([command], all, port, portalPort, all.TLS_CERT_FILE ?? join(all.DATA_DIR!, 'tls', 'server.pem'));
   }
 
   /** Sends a signal without waiting for its effect. */
@@ -216,8 +228,8 @@ export class Server {
     }
   }
 
-  /** Waits until /healthz answers over TLS with the server certificate from DATA_DIR/tls/. */
-  async waitUntilReady(caFile: string, timeoutMs = SERVER_TIMEOUT_MS): Promise<void> {
+  /** Waits until /healthz answers over TLS with the server certificate (`caFile`'s unless given). */
+  async waitUntilReady(caFile = this.caFile, timeoutMs = SERVER_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.exit) assert.fail(`the server exited (${this.exit.code}, ${this.exit.signal})\n${this.output}`);
@@ -234,6 +246,11 @@ export class Server {
       if (Date.now() > deadline) assert.fail(`the server did not become ready within ${timeoutMs} ms\n${this.output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /** A client of the server trusting its certificate, with `cert` as its own (none: anonymous). */
+  client(cert: TestCert | null = null): TestClient {
+    return new TestClient(this.port, readFileSync(this.caFile, 'utf8'), cert);
   }
 
   /** SIGTERM, then the exit it caused; SIGKILL (and a failure) when it does not stop in time. */
@@ -254,32 +271,4 @@ export class Server {
     if (!this.exit) this.child.kill('SIGKILL');
     await this.exited;
   }
-}
-
-/** A stage ready to serve: its server certificate on disk, a migrated store with one company and one registered certificate. */
-export interface Served {
-  /** The environment of its `serve` (TLS files, no rate limit, and what the caller added). */
-  readonly env: Record<string, string>;
-  readonly serverPem: string;
-  /** The registered client certificate. */
-  readonly cert: TestCert;
-}
-
-export async function prepareServe(stage: Stage, certName: string, env: Record<string, string> = {}): Promise<Served> {
-  const tls = createSelfSigned({ cn: 'localhost', altNames: ['localhost', '127.0.0.1'] });
-  writeFileSync(join(stage.dir, 'server.pem'), tls.certPem);
-  writeFileSync(join(stage.dir, 'server.key'), tls.keyPem);
-  const cert = selfSigned(certName);
-  const database = openStageDatabase(stage);
-  await prepareStore(database);
-  await addClient(database, { companyId: await addCompany(database, 'Top', null), certPem: cert.certPem });
-  await database.close();
-  return { env: { TLS_CERT_FILE: join(stage.dir, 'server.pem'), TLS_KEY_FILE: join(stage.dir, 'server.key'), RATE_LIMIT: '0', ...env }, serverPem: tls.certPem, cert };
-}
-
-/** A `serve` of a prepared stage, once it answers. */
-export async function startServe(stage: Stage, s: Served): Promise<Server> {
-  const server = await Server.start(stage, 'serve', s.env);
-  await server.waitUntilReady(join(stage.dir, 'server.pem'));
-  return server;
 }

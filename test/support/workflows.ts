@@ -21,21 +21,22 @@ export const uniqueName = (prefix: string) => `${prefix}${++counter}${Math.rando
 
 export interface User { readonly id: number; readonly username: string; readonly password: string }
 
-/** A user of the company with a password; `permissions` JSON replaces the level when given. */
+/** A user of the company with a password, created as the operator would; `permissions` JSON replaces the level when given. */
 export async function user(svc: Service, companyId: number,
-  o: { level?: Level; canCreateCompanies?: boolean; reminders?: 0 | 1 } = {}): Promise<User> {
-  const username = uniqueName('u');
+  o: { level?: Level; canCreateCompanies?: boolean; reminders?: 0 | 1; username?: string; password?: string } = {}): Promise<User> {
+  const username = o.username ?? uniqueName('u');
   const id = await addUser(svc.database, { companyId, username, email: `${username}@example.com`, level: o.level }, svc.clock);
   if (o.canCreateCompanies !== undefined) {
     const permissions = JSON.stringify({ level: o.level ?? 'user', can_create_companies: o.canCreateCompanies });
     await svc.database.db.updateTable('users').set({ permissions }).where('id', '=', id).execute();
   }
   if (o.reminders !== undefined) await svc.database.db.updateTable('users').set({ reminders: o.reminders }).where('id', '=', id).execute();
-  const password = `pw-${uniqueName('')}-long-enough`;
+  const password = o.password ?? `pw-${uniqueName('')}-long-enough`;
   await setPassword(svc.database, id, password, svc.clock);
   return { id, username, password };
 }
 
+/** `Authorization: Basic base64("session:" + token)`. */
 export const sessionHeader = (token: string) => ({ authorization: `Basic ${Buffer.from(`session:${token}`).toString('base64')}` });
 
 /** Logs `u` in through an impersonation certificate's client; returns the session headers. */

@@ -4,8 +4,8 @@
 // dynamic JSON is `json` on PostgreSQL (keeps key order) and TEXT on SQLite.
 // Every tenant table carries company_id with a (company_id, …) index so that a
 // company's page and its total count are both index range scans.
-import { type Kysely, sql } from 'kysely';
-import { dialectOf } from '../dialects.ts';
+import { type ColumnDefinitionBuilder, type Kysely, sql } from 'kysely';
+import { forEngine } from '../dialects.ts';
 
 type ColumnType = 'id' | 'int' | 'text' | 'json';
 interface ColumnOptions { notNull?: boolean; default?: string | number; references?: string; unique?: boolean }
@@ -13,15 +13,27 @@ type Column = readonly [name: string, type: ColumnType, options?: ColumnOptions]
 
 const NN = { notNull: true } as const;
 
+type DataType = Parameters<ReturnType<Kysely<unknown>['schema']['createTable']>['addColumn']>[1];
+interface EngineTypes {
+  readonly int: DataType;
+  readonly json: DataType;
+  readonly text: DataType;
+  readonly id: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
+}
+
+/** Each engine's column types, and how its ids count up. */
+const ENGINE_TYPES: { readonly sqlite: EngineTypes; readonly postgres: EngineTypes } = {
+  sqlite: { int: 'integer', json: 'text', text: 'text', id: (c) => c.primaryKey().autoIncrement() },
+  postgres: { int: 'bigint', json: 'json', text: sql`text collate "C"`, id: (c) => c.primaryKey().generatedByDefaultAsIdentity() },
+};
+
 export async function createTable(db: Kysely<unknown>, table: string, columns: readonly Column[], uniques: readonly (readonly string[])[] = []): Promise<void> {
-  const pg = dialectOf(db).kind === 'postgres';
+  const types = forEngine(db, ENGINE_TYPES);
   let builder = db.schema.createTable(table);
   for (const [name, type, o = {}] of columns) {
-    const dataType = type === 'id' || type === 'int' ? (pg ? 'bigint' : 'integer')
-      : type === 'json' ? (pg ? 'json' : 'text')
-      : pg ? sql`text collate "C"` : 'text';
+    const dataType = type === 'id' || type === 'int' ? types.int : types[type];
     builder = builder.addColumn(name, dataType, (c) => {
-      if (type === 'id') return pg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement();
+      if (type === 'id') return types.id(c);
       let col = c;
       if (o.notNull) col = col.notNull();
       if (o.default !== undefined) col = col.defaultTo(o.default);

@@ -7,10 +7,9 @@
 // an index-only scan of it to its primary key for the first page, which made W2's
 // page slower there (bare W2 1,048 → 630 req/s), and walks its primary key well.
 import type { Kysely } from 'kysely';
-import { dialectOf } from '../dialects.ts';
+import { forEngine } from '../dialects.ts';
 import { createIndex } from './0001_initial.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (dialectOf(db).kind === 'postgres') return;
-  await createIndex(db, 'assets', ['id', 'company_id', 'next_check']);
+  await forEngine(db, { sqlite: () => createIndex(db, 'assets', ['id', 'company_id', 'next_check']), postgres: async () => {} })();
 }
