@@ -53,7 +53,7 @@ export interface AppOptions {
   readonly connections?: Partial<ConnectionLimits>;
   /** OpenSSL cipher list replacing the default profile's (src/tls/profile.ts). */
   readonly tlsCiphers?: string;
-  /** Requests per certificate (spec §10); none when absent. The caller closes it. */
+  /** Requests per certificate; none when absent. The caller closes it. */
   readonly rateLimiter?: RateLimiter | null;
   /** How long a request waits for another still running with its Idempotency-Key (default 5 s) before 409. */
   readonly idempotencyWaitMs?: number;
@@ -97,7 +97,7 @@ const nextRequestId = () => `${REQUEST_PREFIX}${(++requestCounter).toString(16).
 /**
  * What Node's HTTP servers would answer themselves, the service answers as the
  * contract says: an `Expect` other than 100-continue (the published PHP client
- * sends an empty one, spec §13) is ignored rather than met with a bodiless 417
+ * sends an empty one) is ignored rather than met with a bodiless 417
  * (RFC 9110 lets a server); a request without Host is served (nothing here reads
  * it) rather than met with a bodiless 400; CONNECT, which Node hands to no
  * request handler, gets the pipeline's 401/404/405.
@@ -212,7 +212,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   }
 
   // Bodies are read by the pipeline after the checks that come before 413, so no parser consumes them.
-  // JSON is JSON whatever the Content-Type says (spec §4.4), so Fastify never judges the header:
+  // JSON is JSON whatever the Content-Type says, so Fastify never judges the header:
   // one it cannot parse would otherwise be refused with 415 before the certificate is checked.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));

@@ -19,14 +19,14 @@ export interface Config {
   /** Plain-HTTP listener for a TLS-terminating proxy; null unless both proxy settings are given. */
   readonly proxy: { readonly trusted: readonly string[]; readonly header: string; readonly port: number } | null;
   readonly bodyMaxBytes: number;
-  /** Largest CSV import (PUT with Content-Type text/csv, spec §14.4). */
+  /** Largest CSV import (PUT with Content-Type text/csv). */
   readonly importMaxBytes: number;
   readonly uploadMaxBytes: number;
   readonly pageSize: number;
   readonly logLevel: string;
   readonly dbPoolSize: number;
   readonly reminderIntervalMs: number;
-  /** Days the change feed keeps (spec §14.3); older changes are pruned by the background jobs. */
+  /** Days the change feed keeps; older changes are pruned by the background jobs. */
   readonly changesRetentionDays: number;
   readonly loginFailuresPerHour: number;
   /** Requests per second per certificate and the burst; null when RATE_LIMIT=0. */

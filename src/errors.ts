@@ -61,7 +61,7 @@ export const idempotencyInFlight = (key: string) =>
 /** One refused row of a CSV import: its number (data rows from 1), the field, and why. */
 export interface RowError { readonly row: number; readonly field: string | null; readonly error: string }
 /** Rows listed at most (the message counts them all). */
-/** Refused rows an invalid_rows answer lists (spec §14.4). */
+/** Refused rows an invalid_rows answer lists. */
 export const ROW_ERRORS_LISTED = 1000;
 export const invalidRows = (count: number, errors: readonly RowError[]) =>
   new ApiError(400, 'invalid_rows', `Invalid rows in CSV: ${count}`, {}, `"errors":${JSON.stringify(errors.slice(0, ROW_ERRORS_LISTED))}`);

@@ -31,7 +31,7 @@ export interface Running {
   close(drainMs?: number): Promise<void>;
 }
 
-/** The rate limiter of spec §10: shared through Redis or PostgreSQL when several instances may run, else in process. */
+/** The rate limiter of: shared through Redis or PostgreSQL when several instances may run, else in process. */
 async function rateLimiterFor(config: Config, database: Database, onError: (err: unknown) => void): Promise<RateLimiter | null> {
   if (!config.rateLimit) return null;
   const shared = config.redisUrl ? await redisRateLimits(config.redisUrl, onError) : database.shared ? postgresRateLimits(database) : null;

@@ -1,4 +1,4 @@
-// Operator actions (spec §12): what the CLI does, as functions the tests and
+// Operator actions: what the CLI does, as functions the tests and
 // the demo share. Each writes its audit entry like any other change.
 import { X509Certificate } from 'node:crypto';
 import type { Database, Db } from '../db/database.ts';
@@ -53,7 +53,7 @@ export interface ClientInfo {
 const SELF_SIGNED_ONLY = 'the service accepts self-signed client certificates only (the certificate\'s own key is the identity; '
   + 'no certificate authority vouches for it): `asset-tracker cert create DIR` makes one';
 
-/** Why every call with this certificate would get 401, or null: only a current, self-signed certificate is an identity (spec §2.1). */
+/** Why every call with this certificate would get 401, or null: only a current, self-signed certificate is an identity. */
 function refusal(pem: string, cert: X509Certificate, now: number): string | null {
   const count = pem.match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
   if (count > 1) return `the file holds a chain of ${count} certificates; ${SELF_SIGNED_ONLY}`;
@@ -119,7 +119,7 @@ export async function revokeClient(database: Database, id: number, clock: Clock 
     if (!client) throw new AdminError(`certificate ${id} does not exist`);
     if (client.revoked) throw new AdminError(`certificate ${id} was already revoked on ${client.revoked}`);
     await db.updateTable('clients').set({ revoked: now }).where('id', '=', id).execute();
-    // A revoked certificate's sessions end with it (spec §2.2).
+    // A revoked certificate's sessions end with it.
     await deleteClientSessions(db, id);
     await audit(database, db, clock, Number(client.company_id), { endpoint: 'clients', action: 'update', recordId: id,
       message: `Revoked certificate ${id}`, newdata: jsonObjectText([['revoked', JSON.stringify(now)]]) });

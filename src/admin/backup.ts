@@ -1,4 +1,4 @@
-// Backups (spec §11) of the whole store: the database and the uploaded files' content,
+// Backups of the whole store: the database and the uploaded files' content,
 // as one consistent pair in a directory, and their restore into an empty store.
 //
 // The database is copied as one committed state while the service serves: SQLite

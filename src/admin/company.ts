@@ -1,4 +1,4 @@
-// The operator's company settings (spec §8.1, §8.2, §12): name, parent, the
+// The operator's company settings: name, parent, the
 // approving certificate and the reminder settings kept in the company's `data`.
 // One transaction, one audit entry like an API update's, and the API's own rules
 // (resources/companies.ts, with the reasons they give): an approver is a live

@@ -1,4 +1,4 @@
-// The operator's list of users (spec §12): who may log in where, at which level.
+// The operator's list of users: who may log in where, at which level.
 // Password hashes stay in the database; only whether a user has a password shows.
 import { levelOf } from '../auth/access.ts';
 import { verifyPassword } from '../auth/passwords.ts';

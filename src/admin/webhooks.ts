@@ -1,4 +1,4 @@
-// What the operator does to webhooks (spec §12 style): rotate a secret, queue a
+// What the operator does to webhooks: rotate a secret, queue a
 // delivery again. Each is one transaction, audited.
 import { AdminError } from '../errors.ts';
 import { audit } from './accounts.ts';

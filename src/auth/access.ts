@@ -1,4 +1,4 @@
-// Access levels of sessions (spec §3): readonly < user < admin; creating
+// Access levels of sessions: readonly < user < admin; creating
 // companies also needs can_create_companies. Basic mode is not limited.
 import { accessDenied } from '../errors.ts';
 import { memberOf, parseJson } from '../model/json.ts';

@@ -1,4 +1,4 @@
-// Basic mode (spec §2.1): a registered, non-revoked, self-signed certificate
+// Basic mode: a registered, non-revoked, self-signed certificate
 // inside its validity period grants its company's scope. Every failure reads the
 // same, naming the fingerprint that was presented.
 import { findActiveClient } from '../db/clients.ts';

@@ -4,7 +4,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 
 export interface CertificateIdentity {
-  /** SHA-256 of the DER SubjectPublicKeyInfo, lower-case hex (spec §2.1). */
+  /** SHA-256 of the DER SubjectPublicKeyInfo, lower-case hex. */
   readonly fingerprint: string;
   /** Self-signed, no chain, and its signature verifies with its own key. */
   readonly selfSigned: boolean;

@@ -1,4 +1,4 @@
-// Who the client is behind TLS-terminating proxies (spec §2.3): the address that
+// Who the client is behind TLS-terminating proxies: the address that
 // reached us is a trusted proxy's; X-Forwarded-For is walked from the right, each
 // entry being the address the hop to its right saw, until an address we do not
 // trust — the client. Entries may carry a port ("1.2.3.4:80", "[2001:db8::1]:443");

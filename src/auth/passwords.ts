@@ -34,7 +34,7 @@ export async function verifyPassword(password: string, stored: string | null): P
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%+-=?@';
 
-/** 16 characters from a CSPRNG (`randompassword`, spec §7.17). */
+/** 16 characters from a CSPRNG (`randompassword`). */
 export function randomPassword(length = 16): string {
   let out = '';
   for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];

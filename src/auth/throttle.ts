@@ -1,4 +1,4 @@
-// The login throttle's policy (spec §2.2): after a failed login for a username,
+// The login throttle's policy: after a failed login for a username,
 // further attempts wait 1 s, 2 s, 4 s … at most 15 min; a certificate may fail
 // LOGIN_FAILURES_PER_HOUR times an hour, and so may a client address on the portal. The state lives in db/throttle.ts.
 import type { Database } from '../db/database.ts';

@@ -1,5 +1,5 @@
 // Where the client certificate comes from: the TLS handshake, or (only from a
-// trusted proxy on the plain-HTTP listener) a request header (spec §2.3).
+// trusted proxy on the plain-HTTP listener) a request header.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { type CertificateIdentity, headerIdentity, socketIdentity } from './certificate.ts';

@@ -1,4 +1,4 @@
-// asset-tracker changes prune (spec §14.3).
+// asset-tracker changes prune.
 import { loadConfig } from '../config.ts';
 import { pruneChanges } from '../feed/prune.ts';
 import { type Command, output, positiveInt } from './command.ts';

@@ -1,5 +1,5 @@
 // The shape of a CLI command and the one way commands print: a short human
-// line, or JSON with --json (spec §12).
+// line, or JSON with --json.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export interface Command {

@@ -32,7 +32,7 @@ export const companySet: Command = {
   usage: 'company set ID [--approver CLIENT_ID|none] [--reminder-days N] [--timezone TZ] [--name N] [--parent ID] [--logo FILE|none] '
     + '[--subdomain NAME|none] [--json]',
   summary: `Changes a company, in one audited transaction:
-  --approver CLIENT_ID  the registered certificate that releases the company's approval queue (spec 8.1):
+  --approver CLIENT_ID  the registered certificate that releases the company's approval queue:
                         a live certificate of the company or of one of its ancestors (see client list);
                         --approver none: new assets need no approval
   --reminder-days N     reminder window in days, 0 to ${MAX_REMINDER_DAYS} (default 30)

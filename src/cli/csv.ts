@@ -1,4 +1,4 @@
-// asset-tracker export|import ENDPOINT --company ID (spec §14.4): the API's CSV
+// asset-tracker export|import ENDPOINT --company ID: the API's CSV
 // export and import, run by the operator for a company's tree (audited as the
 // operator), without a certificate. A progress bar goes to stderr when it is a terminal.
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// asset-tracker: the operator's one executable (spec §12).
+// asset-tracker: the operator's one executable.
 import { ConfigError } from '../config.ts';
 import { AdminError, ApiError } from '../errors.ts';
 import { type Command, commandHelp, parseCommandArgs, UsageError } from './command.ts';

@@ -7,7 +7,7 @@ import { withDatabase } from './database.ts';
 export const remindersRun: Command = {
   words: ['reminders', 'run'],
   usage: 'reminders run [--json]',
-  summary: 'One reminder run (spec 8.2), as every running instance does each REMINDER_INTERVAL: creates the reminders\n'
+  summary: 'One reminder run, as every running instance does each REMINDER_INTERVAL: creates the reminders\n'
     + 'that came due in each company\'s window and time zone, and delivers the active ones as messages (with e-mail\n'
     + 'on, it queues each user\'s digest and the weekly lists that are due).',
   async run(args) {

@@ -1,4 +1,4 @@
-// asset-tracker webhooks rotate|dispatch|redeliver (spec §9, §12).
+// asset-tracker webhooks rotate|dispatch|redeliver.
 import { loadConfig } from '../config.ts';
 import { Dispatcher } from '../webhooks/dispatcher.ts';
 import { redeliver, rotateSecret } from '../admin/webhooks.ts';

@@ -1,4 +1,4 @@
-// The stored side of Idempotency-Key (spec §14.1): claims, replies and their expiry.
+// The stored side of Idempotency-Key: claims, replies and their expiry.
 import { sql } from 'kysely';
 import type { Database, Db } from './database.ts';
 import { deleteInSlices } from './sweep.ts';

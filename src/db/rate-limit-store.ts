@@ -1,4 +1,4 @@
-// The rate limiter's shared state on PostgreSQL (spec §11: rate-limit counters
+// The rate limiter's shared state on PostgreSQL (rate-limit counters
 // are shared by all instances): one reconciliation per instance every 100 ms, one
 // statement, over unlogged tables (counters need no crash safety).
 import { sql } from 'kysely';

@@ -1,4 +1,4 @@
-// Session rows (spec §2.2): only the token's hash is stored. Policy (tokens,
+// Session rows: only the token's hash is stored. Policy (tokens,
 // expiry, levels) lives in auth/sessions.ts.
 import { sql } from 'kysely';
 import { type Database, type Db, execute } from './database.ts';

@@ -131,7 +131,7 @@ class ReadSnapshot {
 }
 
 /**
- * Opens the embedded database: WAL, synchronous=FULL, foreign keys on (spec §11);
+ * Opens the embedded database: WAL, synchronous=FULL, foreign keys on;
  * the writer on its own thread (sqlite-writer.ts), the reader on this one.
  */
 export function openSqlite(file: string): SqliteConnections {

@@ -1,4 +1,4 @@
-// Login throttling state (spec §2.2): per username and per certificate, shared by
+// Login throttling state: per username and per certificate, shared by
 // all instances. An attempt is claimed — and counted as a failure — atomically
 // before its password is checked, so parallel guesses cannot slip past the delay.
 // A refused attempt writes nothing, and usernames are kept as their SHA-256, so a

@@ -1,4 +1,4 @@
-// Audit entries (spec §8.4) are written in the same transaction as the change.
+// Audit entries are written in the same transaction as the change.
 // Entries built in JS (creates, row-by-row updates) are buffered and inserted in
 // batches; entries of set-based changes are written by the database itself, one
 // INSERT … SELECT over the changed rows, however many there are.

@@ -1,5 +1,5 @@
 // Request bodies are checked field by field against the definition before any
-// record is matched or written (spec §4.4).
+// record is matched or written.
 import { invalidField, invalidValue, malformedJson } from '../errors.ts';
 import { isDate, isDatetime } from '../model/dates.ts';
 import { hasNul, JsonNumber, JsonObject, type JsonValue, jsonDepth, stringifyJson, writtenText } from '../model/json.ts';

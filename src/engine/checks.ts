@@ -1,5 +1,5 @@
-// The checks a new or changed record passes before it is written (spec §3, §4.4,
-// §6): its body's fields, the records it refers to, its unique values.
+// The checks a new or changed record passes before it is written: its body's fields,
+// the records it refers to, its unique values.
 import { sql } from 'kysely';
 import { Param } from '../db/statements.ts';
 import { dataError, invalidValue } from '../errors.ts';
@@ -20,14 +20,14 @@ export function readBody(ctx: Ctx, res: Resource, body: JsonObject, mode: 'creat
 /**
  * Where a record is placed (its company, its parent company) is checked before
  * any hook reads about that place, so that no answer tells a company outside the
- * scope apart from a missing one (spec §3).
+ * scope apart from a missing one.
  */
 export const placing = (def: ResourceDef, values: Row) =>
   def.fields.filter((f) => f.references?.rule === 'in-scope' && values[f.name] !== undefined);
 
 /**
  * Every id a record refers to must be a record the caller can see, and (for
- * 'same-company' references) of the record's own company (spec §3).
+ * 'same-company' references) of the record's own company.
  */
 export async function checkReferences(tx: WriteTx, def: ResourceDef, record: Row, fields: readonly FieldDef[], find: Find = tx.find): Promise<void> {
   for (const f of fields) {
@@ -49,7 +49,7 @@ export const alreadyInUse = (def: ResourceDef, columns: readonly string[], recor
   return dataError(`${def.name} ${last} ${JSON.stringify(record[last])} is already in use`);
 };
 
-/** Unique values (spec §6) of a record that changes `changed`, against the stored records. */
+/** Unique values of a record that changes `changed`, against the stored records. */
 export async function checkUnique(tx: WriteTx, def: ResourceDef, record: Row, selfId: number | null, changed: readonly string[]): Promise<void> {
   for (const columns of def.unique ?? []) {
     if (!columns.some((c) => changed.includes(c)) || columns.some((c) => record[c] === null || record[c] === undefined)) continue;

@@ -1,4 +1,4 @@
-// PUT: new records (spec §6), and the rows of a CSV import (spec §14.4). Every record
+// PUT: new records, and the rows of a CSV import. Every record
 // is checked in its order — its place, its references, its required fields, its
 // unique values against the store and the records before it — and the first refusal
 // answers. What the checks ask the store is read for the whole batch at once before

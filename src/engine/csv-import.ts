@@ -1,4 +1,4 @@
-// CSV import (spec §14.4): PUT with `Content-Type: text/csv` creates one record per
+// CSV import: PUT with `Content-Type: text/csv` creates one record per
 // data row, in one transaction, with no 1,000-record limit. The header row names
 // any of the export's columns; read-only and embed columns are taken and ignored,
 // a leading `'` the export's formula guard added is removed. Every row is checked
@@ -48,7 +48,7 @@ export function* csvRows(text: string): Generator<string[], { unterminated: numb
 /** What the export's formula guard added: a `'` before `=`, `+`, `-`, `@`, tab, CR or `'`. */
 const unguard = (cell: string) => (/^'[=+\-@\t\r']/.test(cell) ? cell.slice(1) : cell);
 
-/** The types declared for the endpoint's `data` keys in the caller's company (`data.custom_fields`, spec §7.17). */
+/** The types declared for the endpoint's `data` keys in the caller's company (`data.custom_fields`). */
 async function declaredTypes(ctx: Ctx, def: ResourceDef): Promise<Map<string, string>> {
   const company = await ctx.database.db.selectFrom('companies').select('data').where('id', '=', ctx.principal.companyId).executeTakeFirst();
   const data = company?.data ? parseJson(company.data) : null;

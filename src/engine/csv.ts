@@ -1,4 +1,4 @@
-// CSV export (spec §14.4): GET with `Accept: text/csv` answers every record the
+// CSV export: GET with `Accept: text/csv` answers every record the
 // query matches — no paging — as RFC 4180 text, streamed a batch of records at a
 // time. Columns: the record's own fields in GET order without JSON fields (but those
 // shown as their JSON text, FieldDef.csvText), then

@@ -1,4 +1,4 @@
-// Conditional GET (spec §14.2): every GET answer carries a weak ETag over its
+// Conditional GET: every GET answer carries a weak ETag over its
 // `response` and `pagination` members, and `If-None-Match` with that tag gets 304
 // with no body.
 import { hash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Conditional writes (spec §14.2). POST and DELETE with If-Match apply only when
+// Conditional writes. POST and DELETE with If-Match apply only when
 // the records they match are as the client last saw them: all at one version, or
 // exactly the records (at their versions) of the GET that gave an ETag. The check
 // runs in the write's own transaction, once the matched records are locked and

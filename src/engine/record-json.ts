@@ -26,7 +26,7 @@ export const nullsJson = (fields: readonly FieldDef[]) => `{${fields.map((f) => 
 /**
  * Whether the embedded record is visible whenever the record embedding it is: it
  * is the record's own company, or a same-company reference (checked on every
- * write, spec §3) to a resource without further visibility rules. Other embeds —
+ * write) to a resource without further visibility rules. Other embeds —
  * a parent company, an audit entry's asset or user, a message's sender — are
  * checked against the scope.
  */
@@ -36,7 +36,7 @@ function visibleWithOwner(def: ResourceDef, rel: RelationDef, target: ResourceDe
   return field?.references?.rule === 'same-company' && !target.visible;
 }
 
-/** An embedded record the caller may not see shows with every member null (spec §3). */
+/** An embedded record the caller may not see shows with every member null. */
 function oneJson(s: Shape, def: ResourceDef, rel: RelationDef): Sql {
   const target = s.catalog.lookup(rel.resource);
   const fields = relationFields(rel, target);
@@ -86,7 +86,7 @@ function embedJson(s: Shape, def: ResourceDef, rel: RelationDef): Sql {
   return rel.back ? manyJson(s, rel) : oneJson(s, def, rel);
 }
 
-/** The JSON text of a record of `def` at alias `t` with its embeds, and after them its version (spec §14.2). */
+/** The JSON text of a record of `def` at alias `t` with its embeds, and after them its version. */
 export function recordJson(s: Shape, def: ResourceDef): Sql {
   const embeds = def.relations.map((rel): JsonMember => ({ name: rel.name, type: 'embed', value: embedJson(s, def, rel) }));
   const own = members(s, def.fields.filter((f) => !f.counter), 't');

@@ -1,4 +1,4 @@
-// DELETE: the matched records and what refers to them (spec §6), set-based over
+// DELETE: the matched records and what refers to them, set-based over
 // the list of matched ids. A reference marked 'restrict' refuses the delete with
 // 409, 'cascade' deletes the referring records too, 'set-null' clears the
 // reference; every affected record is audited by one INSERT … SELECT per table.
@@ -14,7 +14,7 @@ import { checkPrecondition, readIfMatch } from './precondition.ts';
 import { amongIds, bookkeeping, byIds, idValues, inWriteTx, matchIds, rowsOf, setList } from './write.ts';
 import type { Ctx, DeleteResult, Query, Registry, Reply, Resource, WriteTx } from './types.ts';
 
-/** DELETE: `ifMatch` is the If-Match header (spec §14.2); `answer` makes the reply kept with the write (spec §14.1). */
+/** DELETE: `ifMatch` is the If-Match header; `answer` makes the reply kept with the write. */
 export async function deleteRecords(ctx: Ctx, res: Resource, query: Query, ifMatch?: string,
   answer?: (r: DeleteResult) => Reply): Promise<DeleteResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'DELETE');

@@ -1,4 +1,4 @@
-// The tenancy boundary (spec §3): the caller's company and all its descendants,
+// The tenancy boundary: the caller's company and all its descendants,
 // read from the company closure table (kept by triggers in the same transaction
 // as every company insert, move and delete). The root is a parameter, so one
 // statement serves every caller; every statement the engine runs over tenant rows

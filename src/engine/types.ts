@@ -53,7 +53,7 @@ export interface Ctx {
   readonly blobs: BlobStore | null;
   /**
    * Keeps the request's reply in the write's transaction (a request with an
-   * Idempotency-Key, spec §14.1); writes that pass an `answer` to inWriteTx call it.
+   * Idempotency-Key); writes that pass an `answer` to inWriteTx call it.
    */
   readonly seal?: (db: Db, reply: Reply) => Promise<void>;
 }
@@ -183,11 +183,11 @@ export interface Call extends Filters {
   readonly accept: string | undefined;
   /** The parsed JSON body (undefined when empty); throws `malformed_json`. Read it after the filters. */
   json(): JsonValue | undefined;
-  /** A PUT's body when it came as text/csv (an import, spec §14.4). */
+  /** A PUT's body when it came as text/csv (an import). */
   readonly csv: string | undefined;
   /** `X-Dry-Run: true`: an import checks its rows and writes nothing. */
   readonly dryRun: boolean;
-  /** The If-Match header: a POST or DELETE applies only to records as the client saw them (spec §14.2). */
+  /** The If-Match header: a POST or DELETE applies only to records as the client saw them. */
   readonly ifMatch: string | undefined;
   /** The unread request body, for endpoints that stream it, and its declared length. */
   readonly stream: Readable;
@@ -216,7 +216,7 @@ export interface Endpoint {
   readonly streamsBody?: boolean;
   /** Answers without a session check (login). */
   readonly sessionless?: boolean;
-  /** PUT takes a CSV import (spec §14.4). */
+  /** PUT takes a CSV import. */
   readonly csvImport?: boolean;
   /** Its GET reads the primary even when a read replica is configured. */
   readonly readsPrimary?: boolean;

@@ -1,4 +1,4 @@
-// POST: every matched record gets the body's values (spec §6). Where a resource
+// POST: every matched record gets the body's values. Where a resource
 // has no per-record hook, the change is set-based: one INSERT … SELECT writes the
 // audit entries of exactly the records whose stored values change, then one
 // UPDATE changes them — the same few statements for 1 record or 5,000.
@@ -17,7 +17,7 @@ import { alreadyInUse, checkReferences, checkUnique, placing, readBody } from '.
 import { bookkeeping, byIds, inWriteTx, matchIds, matchSet, rowsOf, setList } from './write.ts';
 import type { Ctx, Derived, Matched, Query, Reply, Resource, UpdateResult, WriteTx } from './types.ts';
 
-/** POST: `ifMatch` is the If-Match header (spec §14.2); `answer` makes the reply kept with the write (spec §14.1). */
+/** POST: `ifMatch` is the If-Match header; `answer` makes the reply kept with the write. */
 export async function updateRecords(ctx: Ctx, res: Resource, query: Query, body: JsonObject, ifMatch?: string,
   answer?: (r: UpdateResult) => Reply): Promise<UpdateResult> {
   if (query.conditions.length === 0) throw filterRequired(res.def.name, 'POST');
@@ -51,7 +51,7 @@ const rowWise = (res: Resource) => !!(res.hooks?.beforeUpdate || res.hooks?.afte
 export async function updateRecord(tx: WriteTx, res: Resource, old: Row, changes: Row): Promise<boolean> {
   const { def } = res;
   await checkReferences(tx, def, { ...old, ...changes }, placing(def, changes));
-  // A record that changes company has all its references re-checked (spec §3), not only the changed ones.
+  // A record that changes company has all its references re-checked, not only the changed ones.
   const moves = changes[def.scopeColumn] !== undefined && changes[def.scopeColumn] !== old[def.scopeColumn];
   if (!rowWise(res)) {
     const next = { ...old, ...changes };

@@ -1,5 +1,5 @@
 // The write transaction and PUT. Each request is one transaction: every matched
-// record changes or none does, and its audit entries commit with it (spec §6, §8.4).
+// record changes or none does, and its audit entries commit with it.
 import { sql } from 'kysely';
 import { execute } from '../db/database.ts';
 import type { Sql } from '../model/dialect.ts';
@@ -24,7 +24,7 @@ const IDS = new Param('ids');
 /**
  * Runs `fn` in one transaction with the request's clock reading and audit buffer.
  * With `answer`, the request's reply to the outcome is sealed (ctx.seal: kept for
- * its Idempotency-Key, spec §14.1) in the same transaction.
+ * its Idempotency-Key) in the same transaction.
  */
 export async function inWriteTx<T>(ctx: Ctx, fn: (tx: WriteTx) => Promise<T>, answer?: (value: T) => Reply): Promise<T> {
   const values = requestValues(ctx);
@@ -129,7 +129,7 @@ export async function createRecords(ctx: Ctx, res: Resource, items: readonly Jso
   return inWriteTx(ctx, (tx) => insertRecords(tx, res, records), answer);
 }
 
-/** What every change to a record sets besides its values: `modified` to `now`, `version` to one more (spec §14.2). */
+/** What every change to a record sets besides its values: `modified` to `now`, `version` to one more. */
 export const bookkeeping = (def: ResourceDef, now: Sql): [FieldDef, Sql][] => def.fields.flatMap((f): [FieldDef, Sql][] =>
   (f.touch ? [[f, now]] : f.counter ? [[f, sql`${sql.ref(columnOf(f))} + 1`]] : []));
 

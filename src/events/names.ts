@@ -1,4 +1,4 @@
-// The names of the events (spec §9) and how a webhook's `events` list is read.
+// The names of the events and how a webhook's `events` list is read.
 import type { Catalog, ResourceDef } from '../model/types.ts';
 import { eventResources } from './triggers.ts';
 

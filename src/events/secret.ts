@@ -1,6 +1,6 @@
 // Webhook secrets: 32 random bytes, written `whsec_` + base64 (the Standard
 // Webhooks form). The signing key of `webhook-signature` is those bytes; the key of
-// the spec's `X-Signature` is the whole string as shown to the integrator.
+// v3.0's `X-Signature` is the whole string as shown to the integrator.
 import { createHmac, randomBytes } from 'node:crypto';
 
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

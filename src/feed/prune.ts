@@ -1,4 +1,4 @@
-// Retention of the change feed (spec §14.3): changes older than
+// Retention of the change feed: changes older than
 // CHANGES_RETENTION_DAYS are deleted from the events table they share with the
 // webhooks' outbox — except those a webhook delivery still waits on — and the
 // highest seq deleted is kept, so a reader whose cursor lies below it is told to

@@ -1,5 +1,5 @@
 // Typed filter conditions and their SQL. Values are always bound parameters;
-// operators come from a fixed table. NULL semantics (spec §4.1): `!v` also matches
+// operators come from a fixed table. NULL semantics: `!v` also matches
 // NULL and missing JSON keys, every other operator never matches NULL.
 import { sql } from 'kysely';
 import type { Sql, SqlDialect } from '../model/dialect.ts';
@@ -39,7 +39,7 @@ const INTEGER = /^-?\d+$/;
 const nextDay = (day: string) => (day === '9999-12-31' ? '9999-12-32' : addDays(day, 1));
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/** Checks the value against the field's type (spec §4.1 "Typing"). */
+/** Checks the value against the field's type ("Typing"). */
 export function typeCondition(segment: FilterSegment, ref: FieldRef): Condition {
   const { op, value } = segment;
   const make = (v: Typed): Condition => ({ segment, ref, value: v });

@@ -1,4 +1,4 @@
-// `X-API-Result-Order: a,b^,c` (spec §4.2).
+// `X-API-Result-Order: a,b^,c`.
 import { sql } from 'kysely';
 import type { Sql, SqlDialect } from '../model/dialect.ts';
 import { malformedOrder } from '../errors.ts';
@@ -7,7 +7,7 @@ import { type FieldRef, resolveOrderField } from './resolve.ts';
 
 export interface OrderTerm { readonly ref: FieldRef; readonly descending: boolean }
 
-/** Distinct fields a header may order on (spec §4.2); more would make SQLite refuse the statement. */
+/** Distinct fields a header may order on; more would make SQLite refuse the statement. */
 export const MAX_ORDER_TERMS = 32;
 
 /**

@@ -1,5 +1,5 @@
 // Request bodies: read with a size limit, then parsed as JSON whatever the
-// Content-Type says (the published client labels JSON as a form, spec §4.4).
+// Content-Type says (the published client labels JSON as a form).
 import type { Readable } from 'node:stream';
 import { malformedJson, tooLarge } from '../errors.ts';
 import { type JsonValue, JsonSyntaxError, parseJson } from '../model/json.ts';

@@ -1,8 +1,8 @@
 // Requests Node's HTTP parser refuses before any handler runs. A request line
 // refused only for its method (a verb Node does not know, or one not in upper case,
 // `get` and `dElEtE` too: methods are case-sensitive) still goes through the
-// pipeline's checks (401 → 404 → 405, spec §1); anything else is answered with the
-// error body (spec §5.2 too_long), as there is no request to echo.
+// pipeline's checks (401 → 404 → 405); anything else is answered with the
+// error body (too_long), as there is no request to echo.
 // A request line of another HTTP version than 1.0 or 1.1 is malformed too.
 import { type IncomingMessage, type RequestListener, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';

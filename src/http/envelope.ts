@@ -1,4 +1,4 @@
-// The response envelope (spec §5.1), written as text member by member in the
+// The response envelope, written as text member by member in the
 // contract's order.
 import { SESSION_MS } from '../auth/sessions.ts';
 import type { ApiError } from '../errors.ts';

@@ -1,4 +1,4 @@
-// Idempotency-Key (spec §14.1). A PUT, POST or DELETE with a key claims it before
+// Idempotency-Key. A PUT, POST or DELETE with a key claims it before
 // it runs; the write keeps its reply in its own transaction (Ctx.seal), so a retry
 // after any failure either finds the reply — and gets it again — or finds nothing
 // and runs. A request that keeps no reply (refused, failed, or one that wrote

@@ -57,7 +57,7 @@ const SECURITY: Readonly<Record<Exclude<Caller, 'either'>, Schema[]>> = {
   anyone: [],
 };
 
-/** Spec §5.1: `request`, `pagination` on lists, then `response`. */
+/** The envelope's members in their order: `request`, `pagination` on lists, then `response`. */
 export const envelope = (response: Schema, paginated: boolean): Schema => ({
   type: 'object',
   required: ['request', ...(paginated ? ['pagination'] : []), 'response'],
@@ -209,7 +209,7 @@ export function resourceOperations(ctx: DocContext, e: Endpoint, def: ResourceDe
   const name = pascal(def.name);
   const records = { type: 'array', items: ref(ctx.records.record(def)) };
   const has = (v: Verb) => e.handlers[v] !== undefined;
-  // A write can clash with a unique value (spec §5.2 data_error).
+  // A write can clash with a unique value (data_error).
   const unique = (def.unique?.length ?? 0) > 0;
   const need = (v: Verb) => e.access[v] ?? 'admin';
   // Filters may come in the query string too, on every operation that takes them; a page only on lists.

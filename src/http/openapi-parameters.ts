@@ -5,7 +5,7 @@ import type { Lookup, ResourceDef } from '../model/types.ts';
 import { filterableFields, type Schema } from './openapi-schemas.ts';
 import type { Limits } from '../engine/types.ts';
 
-/** The `{filters}` path parameter (spec §4.1), with the names the endpoint's filters may use. */
+/** The `{filters}` path parameter, with the names the endpoint's filters may use. */
 export function filtersParameter(ctx: { readonly limits: Limits; readonly lookup: Lookup }, def: ResourceDef, uses: string): Schema {
   const { maxFilters, pageSize } = ctx.limits;
   return {
@@ -65,7 +65,7 @@ export const RESULT_ORDER: Schema = {
   example: 'next_check^,asset_no',
 };
 
-/** Conditional GET (spec §14.2). */
+/** Conditional GET. */
 export const IF_NONE_MATCH: Schema = {
   name: 'If-None-Match', in: 'header', required: false,
   description: 'The `ETag` of an earlier answer (or `*`): when the answer would be the same, 304 with no body.',
@@ -73,7 +73,7 @@ export const IF_NONE_MATCH: Schema = {
   example: 'W/"3q2-7w"',
 };
 
-/** Safe retries (spec §14.1), on every write but an upload (which is idempotent by itself). */
+/** Safe retries, on every write but an upload (which is idempotent by itself). */
 export const IDEMPOTENCY_KEY: Schema = {
   name: 'Idempotency-Key', in: 'header', required: false,
   description: 'A key of 1–255 printable ASCII characters chosen by the client. The same request sent again with it within 24 hours '
@@ -84,7 +84,7 @@ export const IDEMPOTENCY_KEY: Schema = {
   example: '7c1d6a4e-order-1042',
 };
 
-/** Conditional writes (spec §14.2), on POST and DELETE of resource endpoints. */
+/** Conditional writes, on POST and DELETE of resource endpoints. */
 export const IF_MATCH: Schema = {
   name: 'If-Match', in: 'header', required: false,
   description: 'Apply only to records as the client saw them: a version (`3`: every matched record has it, and at least one matches), '

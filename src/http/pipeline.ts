@@ -1,4 +1,4 @@
-// One request, forward through the checks in the contract's order (spec §1):
+// One request, forward through the checks in the contract's order:
 // certificate (401) → version/endpoint (404) → verb (405) → session (401) →
 // access level (403) → body size (413) → filters, ordering, body (400, in the
 // endpoint) → state and references (409).
@@ -40,11 +40,11 @@ export interface Impersonation {
 
 export interface ApiDeps extends EngineDeps {
   readonly bodyMaxBytes: number;
-  /** Largest CSV import (spec §14.4). */
+  /** Largest CSV import. */
   readonly importMaxBytes: number;
   readonly proxy: ProxySettings | null;
   readonly impersonation: Impersonation;
-  /** Requests per certificate (spec §10); null when off. */
+  /** Requests per certificate; null when off. */
   readonly rateLimiter: RateLimiter | null;
   /** How long a request waits for another still running with its Idempotency-Key before it is refused (409). */
   readonly idempotencyWaitMs: number;
@@ -70,7 +70,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
   const sent = req.method ?? 'GET';
   const method = sent.toUpperCase();
   const block: { -readonly [K in keyof RequestBlock]: RequestBlock[K] } = {
-    // HEAD answers as GET (spec §1): the same envelope, so the same Content-Length.
+    // HEAD answers as GET: the same envelope, so the same Content-Length.
     url: path.raw, endpoint: path.endpoint, version: path.version, method: sent === 'HEAD' ? 'GET' : method,
     timestamp: Math.floor(now.getTime() / 1000), session: null,
   };
@@ -105,7 +105,7 @@ export async function handleApi(deps: ApiDeps, req: IncomingMessage, log: Fastif
       if (principal.session) noteCaller(req, { userId: principal.session.userId });
     }
     deps.impersonation.authorize(endpoint, verb, principal);
-    // A PUT of text/csv is an import (spec §14.4), with a limit of its own; any other body is JSON whatever its type.
+    // A PUT of text/csv is an import, with a limit of its own; any other body is JSON whatever its type.
     const csv = verb === 'PUT' && endpoint.csvImport === true && isCsv(req);
     const raw = !endpoint.streamsBody && (verb === 'POST' || verb === 'PUT')
       ? await readBody(req, req.headers['content-length'], csv ? deps.importMaxBytes : deps.bodyMaxBytes) : Buffer.alloc(0);

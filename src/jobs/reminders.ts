@@ -1,6 +1,6 @@
-// The reminder run (spec §8.2): one reminder per due asset and due date, and
+// The reminder run: one reminder per due asset and due date, and
 // delivery of reminders that became active as messages to the company's users
-// who take reminders; and the `assets.due`/`assets.overdue` notices (spec §9).
+// who take reminders; and the `assets.due`/`assets.overdue` notices.
 //
 // Each step walks a company's records in date order in slices (model/slices.ts), each
 // slice its own short transaction, so a first run over 100,000 due assets never
@@ -134,7 +134,7 @@ class CompanyRun {
       AND LOWER(a.status) NOT IN (${sql.join(NEVER_REMINDED)}) ${lacking} ORDER BY a.next_check, a.id LIMIT ${size}`;
   }
 
-  /** `assets.due` and `assets.overdue` (spec §9): once per asset, due date and kind, kept in due_notices. */
+  /** `assets.due` and `assets.overdue`: once per asset, due date and kind, kept in due_notices. */
   async noticeDue(): Promise<void> {
     const assets = this.ctx.catalog.lookup('assets');
     await this.walk(async (db, size, after) => {

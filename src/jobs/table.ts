@@ -89,7 +89,7 @@ export const JOBS: readonly Job[] = [
   },
   {
     name: 'webhooks', firstMs: DISPATCH_EVERY_MS, everyMs: () => DISPATCH_EVERY_MS,
-    does: 'fans new events out to the webhooks that hear them and makes the due delivery attempts (spec 9)',
+    does: 'fans new events out to the webhooks that hear them and makes the due delivery attempts',
     shared: 'a webhook fans out under a row lock others pass over (SKIP LOCKED); its deliveries under a lease',
     start: ({ database, clock, settings, log }) => {
       const dispatcher = new Dispatcher(database, { ...settings.webhooks, clock, log });

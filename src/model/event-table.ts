@@ -1,4 +1,4 @@
-// What the event triggers of one table write (spec §9, §14.3), described so that each
+// What the event triggers of one table write, described so that each
 // dialect can build them (SqlDialect.eventTriggers): events/ makes one per event
 // resource from its definition. Types only.
 import type { FieldType, Sql } from './sql.ts';

@@ -48,7 +48,7 @@ export interface FieldDef {
   /** Set to the current time by every change. */
   readonly touch?: boolean;
   /**
-   * The record's version (spec §14.2): 1 on create (the column's default), one more
+   * The record's version: 1 on create (the column's default), one more
    * with every change to another stored value; shown after the embeds.
    */
   readonly counter?: boolean;
@@ -133,7 +133,7 @@ export interface ResourceDef {
    */
   readonly walkIndex?: { readonly name: string; readonly fields: readonly string[] };
   /**
-   * Changes to its records are events (spec §9) and in the change feed (§14.3):
+   * Changes to its records are events and in the change feed:
    * `<name>.created|updated|deleted`, and those of its own — `transitions` (a trigger
    * writes them: when, over the old and the new row) and `notices` (a job writes them).
    */

@@ -1,4 +1,4 @@
-// Requests per certificate (spec §10), decided in memory on every request — no
+// Requests per certificate, decided in memory on every request — no
 // database round trip — and, with several instances, reconciled with a shared
 // store every SYNC_MS: each instance pushes the cells its buckets consumed and
 // takes back every key's common TAT. Between reconciliations an instance may

@@ -1,4 +1,4 @@
-// The approval queue (spec §7.7, §8.1): entries wait (released=0), are released
+// The approval queue: entries wait (released=0), are released
 // into assets (1) or rejected (2) by the company's approving system.
 import { sql } from 'kysely';
 import { dataError, invalidField, invalidValue } from '../errors.ts';
@@ -40,7 +40,7 @@ async function beforeUpdate(tx: WriteTx, old: Row, changes: Row): Promise<void> 
   const to = Number(next.released);
   if (changes.asset_id !== undefined && !(from !== 1 && to === 1)) throw invalidValue('asset_id');
   if (from !== to) {
-    // `released` is writable only by the approving system (spec §3, §8.1).
+    // `released` is writable only by the approving system.
     if (!(await releaseAllowed(tx, old))) throw invalidField('released');
     if (!ALLOWED.has(`${from}>${to}`)) throw dataError(`assetqueue record ${old.id} cannot go from released=${from} to released=${to}`);
   }
@@ -75,7 +75,7 @@ export const assetqueue: Resource = {
       embed('location', 'locations', 'location_id'),
     ],
     audit: { asset: 'asset_id' },
-    // A queue entry's transitions (spec §8.1) have events of their own beside `updated`.
+    // A queue entry's transitions have events of their own beside `updated`.
     events: {
       transitions: [
         { kind: { op: 'released', event: 'assetqueue.released' }, when: (old, row) => sql`${old('released')} <> 1 AND ${row('released')} = 1` },

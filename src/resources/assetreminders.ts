@@ -1,4 +1,4 @@
-// Reminders of due check dates (spec §7.8, §8.2).
+// Reminders of due check dates.
 import { takeAssetCompany } from './owned.ts';
 import { ADMIN_WRITES, ALL_VERBS, ASSET_SHORT, data, embed, flag, id, ref, text } from './fields.ts';
 import type { Resource } from '../engine/types.ts';

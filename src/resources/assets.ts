@@ -1,4 +1,4 @@
-// Assets and their check dates (spec §7.2).
+// Assets and their check dates.
 import { sql } from 'kysely';
 import type { Sql } from '../model/dialect.ts';
 import { Param } from '../db/statements.ts';
@@ -71,7 +71,7 @@ async function readManager(tx: WriteTx, companyId: number, known: Map<number, nu
 
 /**
  * A company with an approving system takes new assets only through the queue, except
- * from that system (spec §8.1). Without waiting once the company's is known: a PUT
+ * from that system. Without waiting once the company's is known: a PUT
  * checks a thousand new assets.
  */
 function refuseUnapproved(tx: WriteTx, record: Row): Promise<void> | void {
@@ -110,7 +110,7 @@ export const assets: Resource = {
       { name: 'files', resource: 'files', back: 'asset_id', empty: 'null' },
     ],
     unique: [['company_id', 'asset_no']],
-    // The reminder run's notices (spec §9).
+    // The reminder run's notices.
     events: { notices: ['due', 'overdue'] },
     audit: { asset: 'id' },
     tally: { table: 'asset_tallies', field: 'next_check' },

@@ -1,4 +1,4 @@
-// The audit log (spec §7.11, §8.4): append-only. PUT adds a note; nothing in
+// The audit log: append-only. PUT adds a note; nothing in
 // the API can change or remove an entry.
 import { sql } from 'kysely';
 import { insertAuditEntry } from '../engine/audit.ts';
@@ -17,8 +17,8 @@ export const auditlog: Resource = {
   def: {
     name: 'auditlog', table: 'auditlog', verbs: ['GET', 'PUT'], scopeColumn: 'company_id',
     access: { GET: 'readonly', PUT: 'user', POST: 'admin', DELETE: 'admin' },
-    // Entries about users, logins and sessions: basic mode and admin sessions only (spec §7.11);
-    // so are those about messages, whose text a session below admin may not see (§7.12).
+    // Entries about users, logins and sessions: basic mode and admin sessions only;
+    // so are those about messages, whose text a session below admin may not see.
     visible: (c) => (c.level === 'user' || c.level === 'readonly'
       ? sql`${sql.ref(`${c.alias}.endpoint`)} NOT IN ('users', 'login', 'logout', 'password', 'sessions', 'webhooks', 'messages')` : null),
     fields: [

@@ -1,4 +1,4 @@
-// The change feed (spec §14.3): every create, update and delete of a record, in
+// The change feed: every create, update and delete of a record, in
 // commit order, read from the events the triggers write (events/triggers.ts) —
 // the same rows the webhooks' outbox delivers. Read-only, 30 a page by `seq`.
 //

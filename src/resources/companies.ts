@@ -1,4 +1,4 @@
-// Companies form the tenancy tree (spec §7.3). A certificate or session sees its
+// Companies form the tenancy tree. A certificate or session sees its
 // company and every descendant; the top of that scope is protected.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
@@ -11,7 +11,7 @@ import type { Resource, WriteTx } from '../engine/types.ts';
 
 const MANAGER = 'api_assetqueue_manager_id';
 
-/** The approving system's certificate id named in a company's `data`, if any (spec §8.1). */
+/** The approving system's certificate id named in a company's `data`, if any. */
 export function managerOf(companyData: SqlValue | undefined): number | null {
   if (typeof companyData !== 'string') return null;
   const v = parseJson(companyData);
@@ -120,7 +120,7 @@ async function beforeDelete(tx: WriteTx, rows: readonly Row[]): Promise<void> {
   tx.passAudit(heirs);
 }
 
-/** A manager id, when given, is an integer (spec §3). */
+/** A manager id, when given, is an integer. */
 function validate(_ctx: unknown, values: Row): void {
   if (managerText(values.data) !== null && managerOf(values.data) === null) throw invalidValue('data');
 }

@@ -2,7 +2,7 @@ import type { ResourceDef } from '../model/types.ts';
 import { ADMIN_WRITES, ALL_VERBS, companyId, data, embed, id, modified, version, required } from './fields.ts';
 import type { Resource } from '../engine/types.ts';
 
-/** Departments and locations share one shape (spec §7.4, §7.5). */
+/** Departments and locations share one shape. */
 function placeDef(name: 'departments' | 'locations'): ResourceDef {
   return {
     name, table: name, verbs: ALL_VERBS, scopeColumn: 'company_id', access: ADMIN_WRITES,

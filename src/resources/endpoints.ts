@@ -1,7 +1,7 @@
 import { invalidFilter } from '../errors.ts';
 import type { Endpoint } from '../engine/types.ts';
 
-/** The v3.0 endpoint names, exactly as the seed lists them (spec §7.1). */
+/** The v3.0 endpoint names, exactly as the seed lists them. */
 export const V3_ENDPOINTS = ['assetqueue', 'assetreminders', 'assets', 'auditlog', 'companies', 'departments', 'endpoints',
   'externaltypes', 'files', 'locations', 'login', 'logout', 'messages', 'password', 'upload', 'users'] as const;
 

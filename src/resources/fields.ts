@@ -4,7 +4,7 @@ import type { FieldDef, Need, Reference, RelationDef, Verb } from '../model/type
 export const id: FieldDef = { name: 'id', type: 'int' };
 export const data: FieldDef = { name: 'data', type: 'json', nullable: true, writable: 'always' };
 export const modified: FieldDef = { name: 'modified', type: 'datetime', touch: true };
-/** Follows `modified` wherever a record carries it (spec §14.2). */
+/** Follows `modified` wherever a record carries it. */
 export const version: FieldDef = { name: 'version', type: 'int', counter: true };
 
 /** `company_id` of a tenant record: the caller's company unless the body names another in scope. */
@@ -32,7 +32,7 @@ export const ref = (name: string, resource: string, onDelete: Reference['onDelet
 export const embed = (name: string, resource: string, via: string, empty: RelationDef['empty'] = 'null', fields?: readonly string[]): RelationDef =>
   ({ name, resource, via, empty, ...(fields ? { fields } : {}) });
 
-/** The short form of an asset embedded in another record (spec §7.2). */
+/** The short form of an asset embedded in another record. */
 export const ASSET_SHORT = ['id', 'asset_no', 'serial_no', 'status', 'next_check', 'period', 'company_id', 'location_id',
   'department_id', 'description', 'data'] as const;
 
@@ -40,7 +40,7 @@ export const ALL_VERBS: readonly Verb[] = ['GET', 'POST', 'PUT', 'DELETE'];
 
 /** Sessions: everyone reads, admins write. */
 export const ADMIN_WRITES: Readonly<Record<Verb, Need>> = { GET: 'readonly', POST: 'admin', PUT: 'admin', DELETE: 'admin' };
-/** Basic mode or admin sessions only, for every verb (webhooks, spec §9). */
+/** Basic mode or admin sessions only, for every verb (webhooks). */
 export const ADMIN_ONLY: Readonly<Record<Verb, Need>> = { GET: 'admin', POST: 'admin', PUT: 'admin', DELETE: 'admin' };
 /** Sessions: users may also create. */
 export const USER_CREATES: Readonly<Record<Verb, Need>> = { ...ADMIN_WRITES, PUT: 'user' };

@@ -1,4 +1,4 @@
-// File references (spec §7.9). Content arrives through `upload` (§7.10, §8.3).
+// File references. Content arrives through `upload`.
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { Row } from '../model/types.ts';

@@ -1,4 +1,4 @@
-// POST /3.0/login (spec §2.2): a user's name and password, through a certificate
+// POST /3.0/login: a user's name and password, through a certificate
 // registered with impersonation, open a session.
 import { attemptSucceeded, claimAttempt, type LoginSpender } from '../auth/throttle.ts';
 import { createSession } from '../auth/sessions.ts';
@@ -75,7 +75,7 @@ export function loginEndpoint(failuresPerHour: number): Endpoint {
         for (const [k, v] of body!.entries) {
           const name = FIELDS.find((f) => f === k);
           if (!name) throw invalidField(k);
-          // The published client sends `"ip": null, "useragent": null` when the caller gave none (spec §13).
+          // The published client sends `"ip": null, "useragent": null` when the caller gave none.
           if (v === null && OPTIONAL.has(name)) continue;
           if (typeof v !== 'string' || v.length > 1024) throw invalidValue(k);
           given[name] = v;

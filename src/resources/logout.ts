@@ -1,4 +1,4 @@
-// GET /3.0/logout ends the session in the Authorization header (spec §2.2).
+// GET /3.0/logout ends the session in the Authorization header.
 import { endSession } from '../auth/sessions.ts';
 import { insertAudit } from '../engine/audit.ts';
 import { invalidFilter, noSession } from '../errors.ts';

@@ -1,4 +1,4 @@
-// Messages (spec §7.12). A message with a null target goes to every user of its
+// Messages. A message with a null target goes to every user of its
 // company; its `message_read` is then per user (table message_reads): a session
 // sees and sets its own state, basic mode sees 1 once every recipient has read it.
 import { sql } from 'kysely';

@@ -1,4 +1,4 @@
-// GET /3.0/metadata (spec §7.17): per endpoint, the custom keys seen in the
+// GET /3.0/metadata: per endpoint, the custom keys seen in the
 // caller's records' `data`, with a display name, a type, whether they are meant
 // for people (`$` keys are API-only), and what the company declared about them in
 // its `data.custom_fields` ({"assets": {"costcode": {"display_name", "type", "options", "constraints"}}}).

@@ -1,5 +1,5 @@
 // POST /3.0/moveasset {"asset_id": N, "company_id": M} moves an asset, with its
-// files and reminders, to another company in scope (spec §7.17). References to
+// files and reminders, to another company in scope. References to
 // the old company's location, department and external type are cleared.
 import { sql } from 'kysely';
 import { bodyObjects, readFields } from '../engine/body.ts';

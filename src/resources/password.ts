@@ -1,5 +1,5 @@
 // POST /3.0/password/<user filter> sets the password of every matched user
-// (spec §7.14). Below admin, a session may only match its own user.
+//. Below admin, a session may only match its own user.
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from '../auth/passwords.ts';
 import { endUserSessions } from '../auth/sessions.ts';
 import { recordEntry } from '../engine/audit.ts';

@@ -2,7 +2,7 @@ import { randomPassword } from '../auth/passwords.ts';
 import { invalidFilter } from '../errors.ts';
 import type { Endpoint } from '../engine/types.ts';
 
-/** GET /3.0/randompassword → `[{"randompassword": "<16 chars>"}]` (spec §7.17). */
+/** GET /3.0/randompassword → `[{"randompassword": "<16 chars>"}]`. */
 export const randompasswordEndpoint: Endpoint = {
   name: 'randompassword',
   access: { GET: 'readonly' },

@@ -33,7 +33,7 @@ const RECORDS: readonly Resource[] = [
   assetchecks, assetqueue, assetreminders, assets, auditlog, companies, departments, externaltypes, files, locations, messages, users, webhooks,
   webhookdeliveries,
 ];
-/** The change feed (spec §14.3) over the resources whose changes are events. */
+/** The change feed over the resources whose changes are events. */
 const changes = changesResource(RECORDS.filter((r) => r.def.events).map((r) => r.def));
 
 export const RESOURCES: readonly Resource[] = [...RECORDS, changes];

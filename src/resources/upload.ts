@@ -1,4 +1,4 @@
-// POST /3.0/upload/<token> stores a file's content; GET returns it (spec §7.10, §8.3).
+// POST /3.0/upload/<token> stores a file's content; GET returns it.
 // The segment after `upload/` is the file's token, not a filter.
 import { sql } from 'kysely';
 import { counts } from '../engine/endpoint.ts';
@@ -58,7 +58,7 @@ export async function attachContent(ctx: Ctx, file: Row, blob: PendingBlob, mayR
       await blobs.commit(blob);
       const filename = generatedName(token, String(current.filename ?? '')) ? `${token}.${blob.type.extension}` : String(current.filename);
       const changed = await updateRecord(tx, files, current, { upload_uuid: blob.id, mimetype: blob.type.mimetype, size: blob.size, filename });
-      // The same bytes again change no field, but the upload is still recorded (spec §8.3).
+      // The same bytes again change no field, but the upload is still recorded.
       if (!changed) {
         const content = fieldsJson(files.def.fields.filter((f) => f.name === 'upload_uuid'), current);
         tx.audit(recordEntry(files.def, 'update', current, content, content, `Uploaded the same content to files record ${String(current.id)}`));

@@ -1,4 +1,4 @@
-// Users (spec §7.13). Passwords are set only through `password`; no hash ever
+// Users. Passwords are set only through `password`; no hash ever
 // leaves the database.
 import { exceeds } from '../auth/access.ts';
 import { forbidden, invalidValue } from '../errors.ts';
@@ -9,7 +9,7 @@ import type { Resource, WriteTx } from '../engine/types.ts';
 
 export const LEVELS = ['readonly', 'user', 'admin'] as const;
 
-/** `permissions` is null or `{"level": "admin"|"user"|"readonly", "can_create_companies": bool}` (spec §3). */
+/** `permissions` is null or `{"level": "admin"|"user"|"readonly", "can_create_companies": bool}`. */
 export function checkPermissions(value: SqlValue | undefined): void {
   if (value === undefined || value === null) return;
   const v = parseJson(String(value));
@@ -21,7 +21,7 @@ export function checkPermissions(value: SqlValue | undefined): void {
   }
 }
 
-/** A session may not change its own permissions, nor grant a level or flag it does not hold (spec §3). */
+/** A session may not change its own permissions, nor grant a level or flag it does not hold. */
 function checkGrant(tx: WriteTx, permissions: SqlValue | undefined, targetId: SqlValue | undefined, old: SqlValue | undefined): void {
   const p = tx.ctx.principal;
   if (!p.session || permissions === undefined || permissions === old) return;

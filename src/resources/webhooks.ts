@@ -1,4 +1,4 @@
-// Webhooks (spec §9): receivers of the events of a company's tree. Basic mode or
+// Webhooks: receivers of the events of a company's tree. Basic mode or
 // admin sessions only. The secret is made by the service, returned once by the PUT
 // that creates the webhook (`secrets`, in the order of `ids`) and never again; it is
 // no field, so no GET, audit entry or event shows it.

@@ -1,4 +1,4 @@
-// Uploaded file content (spec §8.3): streamed to a temporary file while its
+// Uploaded file content: streamed to a temporary file while its
 // SHA-256 is computed, then renamed to a content-addressed name — so memory does
 // not grow with the file, and a half-written upload is never visible.
 import { createHash, randomBytes } from 'node:crypto';

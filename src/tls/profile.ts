@@ -10,7 +10,7 @@ export const DEFAULT_CIPHERS = [
   'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
 ].join(':');
 
-/** The handshake asks for a client certificate and accepts any, so that a readable 401 can be returned (spec §2.1). */
+/** The handshake asks for a client certificate and accepts any, so that a readable 401 can be returned. */
 export function tlsProfile(ciphers = DEFAULT_CIPHERS): TlsOptions {
   return { requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2', ciphers, honorCipherOrder: true };
 }

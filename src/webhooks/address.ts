@@ -1,4 +1,4 @@
-// Where a webhook may be delivered (spec §9): only to public unicast addresses.
+// Where a webhook may be delivered: only to public unicast addresses.
 // Loopback, private, link-local, unique-local, carrier-grade NAT, multicast,
 // broadcast, unspecified and reserved ranges are refused, and so is an IPv6 form
 // that carries an IPv4 address (IPv4-mapped and -translated, NAT64, 6to4, Teredo)

@@ -1,5 +1,5 @@
 // One delivery attempt: an HTTPS POST to the webhook's URL, made safe to point at
-// anything (spec §9). The host is resolved at every attempt and every address it
+// anything. The host is resolved at every attempt and every address it
 // resolves to must pass the address rule (address.ts) unless WEBHOOK_ALLOW_PRIVATE
 // lifts it; the connection goes to the address that was checked (no second look-up
 // between the check and the connect). The receiver's certificate is verified

@@ -1,4 +1,4 @@
-// The webhook dispatcher (spec §9): the `webhooks` job of every `serve` process
+// The webhook dispatcher: the `webhooks` job of every `serve` process
 // (jobs/table.ts), and `asset-tracker webhooks dispatch`. Each pass:
 //
 // 1. Fan-out: for every active webhook, the events committed since its cursor, of

@@ -1,4 +1,4 @@
-// The change feed under real processes (spec §14.3): a reader following
+// The change feed under real processes: a reader following
 // `changes/seq>N` while writers run sees every committed change exactly once, in
 // commit order — with two `serve` instances writing to one PostgreSQL, and across
 // a SIGKILL of the instance that writes.

@@ -1,4 +1,4 @@
-// The operator CLI (spec §11, §12) driven as an operator drives it: separate
+// The operator CLI driven as an operator drives it: separate
 // processes, a real DATA_DIR, both database engines, a running server (the demo has
 // a file of its own, demo.test.ts).
 import assert from 'node:assert/strict';
@@ -39,7 +39,7 @@ function expectUsage(r: Result, message: RegExp): void {
 // ---------------------------------------------------------------------------------------------
 // Certificates, computed independently of the code under test.
 
-/** SPKI fingerprint (spec §2.1) worked out from the private key, not from the certificate. */
+/** SPKI fingerprint worked out from the private key, not from the certificate. */
 function fingerprintOfKey(keyPem: string): string {
   return createHash('sha256').update(createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' })).digest('hex');
 }
@@ -305,7 +305,7 @@ for (const kind of DB_KINDS) {
         assert.deepEqual(ada, { id: ada.id, username: 'ada', company_id: c1 });
         const bob = idOf(await s.cli('user', 'add', '--company', String(c2), '--username', 'bob', '--email', 'bob@example.com'));
 
-        // Usernames are unique in the whole system (§7.13), not per company.
+        // Usernames are unique in the whole system, not per company.
         const [duplicate, badLevel, badEmail, noCompany] = await limited(3, [
           ['--company', String(c2), '--username', 'ada', '--email', 'other@example.com'],
           ['--company', String(c1), '--username', 'eve', '--email', 'eve@example.com', '--level', 'root'],
@@ -318,7 +318,7 @@ for (const kind of DB_KINDS) {
         expectError(noCompany!, /^error: company 99999 does not exist\n$/);
 
         const rows = await withDatabase(s, (db) => db.selectFrom('users').select(['id', 'username', 'email', 'company_id', 'permissions']).orderBy('id').execute());
-        // `null` or a missing level means `user` (spec §3).
+        // `null` or a missing level means `user`.
         const level = (p: unknown): string => {
           const parsed = (typeof p === 'string' ? JSON.parse(p) : p) as { level?: string } | null;
           return parsed?.level ?? 'user';

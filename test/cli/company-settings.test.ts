@@ -1,4 +1,4 @@
-// `company set` (spec §8.1, §8.2, §12) driven as an operator drives it, next to a
+// `company set` driven as an operator drives it, next to a
 // running server: the approver it names is the only certificate that releases the
 // queue and adds assets directly; the reminder window and time zone decide what
 // the reminder run creates; every change is one audited transaction; invalid
@@ -52,7 +52,7 @@ for (const kind of DB_KINDS) {
           const set: unknown = JSON.parse(ok(await stage.cli('company', 'set', '1', '--approver', '2', '--reminder-days', '14', '--timezone', 'Europe/Berlin', '--json')));
           assert.deepEqual(set, { id: 1, name: 'Acme', parent_id: null, approver: 2, reminder_days: 14, timezone: 'Europe/Berlin', changed: ['data'] });
 
-          // The approval queue (spec 8.1): only certificate 2 releases, and only it adds assets directly.
+          // The approval queue: only certificate 2 releases, and only it adds assets directly.
           const direct = await asScanner.put('/3.0/assets', { asset_no: 'DIRECT' });
           assert.equal(direct.status, 409, direct.text);
           assert.match(direct.text, /company 1 adds assets through assetqueue/);
@@ -67,7 +67,7 @@ for (const kind of DB_KINDS) {
           assert.equal(released.released, 1);
           assert.equal((await asErp.get(`/3.0/assets/id=${released.asset_id}`)).reply<Asset[]>()[0]!.asset_no, 'Q-1');
 
-          // The reminder run (spec 8.2): a 14-day window in Berlin's today.
+          // The reminder run: a 14-day window in Berlin's today.
           const berlin = todayIn('Europe/Berlin');
           const soon = (await asErp.put('/3.0/assets', { asset_no: 'DUE-10', next_check: plusDays(berlin, 10) })).reply<Inserted>().ids[0]!;
           const later = (await asErp.put('/3.0/assets', { asset_no: 'DUE-20', next_check: plusDays(berlin, 20) })).reply<Inserted>().ids[0]!;

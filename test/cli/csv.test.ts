@@ -1,4 +1,4 @@
-// asset-tracker import|export ENDPOINT --company ID (spec §14.4): the operator's
+// asset-tracker import|export ENDPOINT --company ID: the operator's
 // CSV import and export, the same as the API's, for a company's tree.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -68,7 +68,7 @@ function printedCommands(m: RegExpExecArray): string[] {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Checks every HTTP status, then the envelope (§5.1) and verb response (§6) of the command's
+/** Checks every HTTP status, then the envelope and verb response of the command's
  *  last curl, the one whose output reaches the terminal. */
 function checkPrinted(r: CurlResult, baseUrl: string): void {
   const where = `${r.command}\nstatuses ${r.statuses.join(', ')}\n${JSON.stringify(r.body).slice(0, 2000)}`;

@@ -1,4 +1,4 @@
-// Idempotency keys outlive the process (spec §14.1): a `serve` killed with SIGKILL
+// Idempotency keys outlive the process: a `serve` killed with SIGKILL
 // after answering a keyed PUT is started again, and the same request with the same
 // key gets the first answer back, byte for byte, and creates nothing.
 import assert from 'node:assert/strict';

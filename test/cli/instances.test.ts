@@ -1,4 +1,4 @@
-// Several instances on one PostgreSQL (spec §11): two `serve` processes started
+// Several instances on one PostgreSQL: two `serve` processes started
 // together on a fresh database share everything that must be shared — the
 // migrations (run once), sessions, the login throttle, the rate limit (through
 // PostgreSQL, or Redis with REDIS_URL) and the reminder runs (no duplicates).

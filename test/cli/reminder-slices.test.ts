@@ -1,4 +1,4 @@
-// The reminder run works in slices (spec §8.2; src/jobs/reminders.ts), each its own
+// The reminder run works in slices (src/jobs/reminders.ts), each its own
 // transaction. Whatever the slicing, its result is exactly what the rule says: one
 // reminder per due asset and due date, each active one sent to every user of its
 // company who takes reminders, one due notice per asset, audited — compared with a

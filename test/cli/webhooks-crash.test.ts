@@ -1,4 +1,4 @@
-// Webhooks never lose an event (spec §9): a `serve` killed with SIGKILL while writes
+// Webhooks never lose an event: a `serve` killed with SIGKILL while writes
 // run and deliveries wait is restarted, and every change that committed has its
 // event delivered (at least once), none of a change that rolled back; and two
 // `serve` processes on one PostgreSQL deliver each event once.

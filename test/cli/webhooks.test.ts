@@ -1,4 +1,4 @@
-// Webhooks end to end (spec §9): a running `serve` delivers to real HTTPS receivers
+// Webhooks end to end: a running `serve` delivers to real HTTPS receivers
 // on 127.0.0.1 (their certificates trusted through NODE_EXTRA_CA_CERTS, the address
 // rule lifted by WEBHOOK_ALLOW_PRIVATE): every event family arrives, signed so that
 // both header sets verify (the Standard Webhooks library checks its own); the

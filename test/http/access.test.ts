@@ -1,4 +1,4 @@
-// Access levels of sessions (spec §3): every endpoint × verb × level, against the
+// Access levels of sessions: every endpoint × verb × level, against the
 // contract's table written out here by hand; the endpoint list itself comes from
 // the registry so that a new endpoint is covered (and must be placed in the table).
 import assert from 'node:assert/strict';
@@ -19,11 +19,11 @@ const CALLERS: readonly Caller[] = ['readonly', 'user', 'admin', 'creator', 'bas
 const RANK: Record<Caller, number> = { readonly: 0, user: 1, admin: 2, creator: 3, basic: 4 };
 const NEED_TEXT: Record<Need, string> = { readonly: 'readonly', user: 'user', admin: 'admin', creator: 'admin with can_create_companies' };
 
-/** The §3 table (and the extensions' rules in §7.17, §9): the least caller for a verb on an endpoint; 'any' = no session level applies. */
+/** The access table (and the extensions' rules): the least caller for a verb on an endpoint; 'any' = no session level applies. */
 function need(endpoint: string, verb: Verb): Need | 'any' {
-  if (endpoint === 'login') return 'any'; // §2.2: sessionless; the certificate's impersonation right decides
-  if (endpoint === 'webhooks' || endpoint === 'webhookdeliveries') return 'admin'; // §9: basic mode or admin sessions only
-  if (endpoint === 'moveasset') return 'creator'; // §7.17: sessions need can_create_companies
+  if (endpoint === 'login') return 'any'; // sessionless; the certificate's impersonation right decides
+  if (endpoint === 'webhooks' || endpoint === 'webhookdeliveries') return 'admin'; // basic mode or admin sessions only
+  if (endpoint === 'moveasset') return 'creator'; // sessions need can_create_companies
   if (verb === 'GET') return 'readonly'; // GET on every endpoint (logout included)
   if (endpoint === 'password' && verb === 'POST') return 'readonly'; // own password
   const forUsers: Partial<Record<Verb, readonly string[]>> = {
@@ -61,7 +61,7 @@ for (const kind of DB_KINDS) {
       if (verb === 'PUT') {
         const bodies: Record<string, unknown> = {
           assets: { asset_no: uniqueName('A-') }, assetqueue: { description: 'queued' }, companies: { name: uniqueName('Co') },
-          // One reminder per asset and due date (spec §8.2): a new date each time.
+          // One reminder per asset and due date: a new date each time.
           assetreminders: { asset_id: asset, due_date: addDays('2030-01-31', ++reminders), remind_date: '2030-01-01', message: 'check' },
           departments: { description: 'dep' }, locations: { description: 'loc' }, externaltypes: { description: 'type' },
           files: { asset_id: asset, description: 'manual' }, messages: { messagetext: 'hello' },
@@ -111,7 +111,7 @@ for (const kind of DB_KINDS) {
     });
     after(() => svc.close());
 
-    it('the registry answers every v3.0 endpoint of §7.1', () => {
+    it('the registry answers every v3.0 endpoint', () => {
       const names = ENDPOINTS.map((e) => e.name);
       for (const name of SPEC_ENDPOINTS) assert.ok(names.includes(name), `${name} is registered`);
     });
@@ -132,7 +132,7 @@ for (const kind of DB_KINDS) {
               if (status !== null) assert.equal(res.status, status, `${what}: ${res.text}`);
               else assert.ok(![401, 404, 405].includes(res.status) && res.status < 500, `${what}: ${res.text}`);
             } else {
-              // The level is checked before filters and body (spec §1): both are broken here on purpose.
+              // The level is checked before filters and body: both are broken here on purpose.
               // (A body on GET or DELETE would be sent without a length by node's client, so those get none.)
               const bad = verb === 'POST' || verb === 'PUT' ? { body: '{"broken' } : {};
               res = await client.request(verb, `/3.0/${endpoint.name}/nosuchfield=1`, bad);

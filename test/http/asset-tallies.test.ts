@@ -94,7 +94,7 @@ for (const kind of DB_KINDS) {
           }
         }
         assert.deepEqual(await stored(svc), await grouped(svc));
-        // The parent's certificate counts both companies' assets; the child's, its own alone (spec §3).
+        // The parent's certificate counts both companies' assets; the child's, its own alone.
         for (const [client, scope] of [[api, companies], [child, companies.slice(1)]] as const) {
           for (const filter of FILTERS) {
             const res = await client.get(`/3.0/assets/${filter}`);

@@ -1,4 +1,4 @@
-// assetqueue (spec §3, §7.7, §8.1): shape, creation defaults, the released
+// assetqueue: shape, creation defaults, the released
 // transitions, who may make them, and the asset a release creates or links.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -92,7 +92,7 @@ for (const kind of DB_KINDS) {
 
     it('only the approving system changes released in a company that has one', async () => {
       const id = await entry(managedApi, { asset_no: 'AP-1' });
-      // `released` is not writable for them (spec §3): a field refusal, not a state one.
+      // `released` is not writable for them: a field refusal, not a state one.
       for (const client of [api, managedApi]) {
         for (const body of [{ released: 1 }, { released: 2 }, { released: 1, serial_no: 'x' }]) {
           expectError(await client.post(`/3.0/assetqueue/id=${id}`, body), 400, badReleased);

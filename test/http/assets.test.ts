@@ -1,4 +1,4 @@
-// assets (spec §6, §7.2, §8.1, §8.2): shape and embeds, uniqueness, check dates,
+// assets: shape and embeds, uniqueness, check dates,
 // the approval refusal, what deleting an asset does to its files, reminders and
 // queue entries, and `modified`.
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ for (const kind of DB_KINDS) {
     before(async () => { ({ svc, top, child, api } = await buildTenancy(kind, { child: 'Child' })); });
     after(() => stop(svc));
 
-    it('a new asset has the fields of §7.2 in order, its defaults and all-null/null embeds', async () => {
+    it('a new asset has the fields of an asset in order, its defaults and all-null/null embeds', async () => {
       const id = await create(api, 'assets', { asset_no: 'A-1' });
       const a = await one(api, 'assets', id);
       assert.deepEqual(keys(a), recordKeys(ASSET_FIELDS, 'company', 'location', 'department', 'externaltype', 'files'));
@@ -125,7 +125,7 @@ for (const kind of DB_KINDS) {
       // Children do not inherit the approving system.
       const below = await svc.company('Below managed', managed);
       await create(managedCert.client, 'assets', { asset_no: 'M-2', company_id: below });
-      // Body errors come before the state refusal (spec §1): no asset_no → 400, not 409.
+      // Body errors come before the state refusal: no asset_no → 400, not 409.
       expectError(await api.put('/3.0/assets', { company_id: managed }), 400, 'Field verification failed, invalid value for asset_no');
       expectError(await managedCert.client.put('/3.0/assets', { description: 'no number' }), 400,
         'Field verification failed, invalid value for asset_no');

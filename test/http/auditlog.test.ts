@@ -1,4 +1,4 @@
-// auditlog (spec §6, §7.11, §8.4): one entry per changed record with the changed
+// auditlog: one entry per changed record with the changed
 // fields, who and from where; notes through PUT; nothing changes an entry.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -59,7 +59,7 @@ for (const kind of DB_KINDS) {
       const d = log[3]!;
       assert.deepEqual([d.action, d.message, d.newdata, d.asset_id, d.record_id], ['delete', `Deleted assets record ${id}`, {}, id, id]);
       assert.deepEqual([d.olddata.id, d.olddata.asset_no, d.olddata.description, d.olddata.next_check], [id, 'AU-1', 'second', '2024-02-29']);
-      // The asset is gone; the entries keep its id, and the embed is a record the caller cannot see (§3: all members null).
+      // The asset is gone; the entries keep its id, and the embed is a record the caller cannot see (all members null).
       assert.deepEqual(d.asset, allNull(ASSET_SHORT));
       assert.deepEqual((await auditOf(api, 'assets', id)).map((e) => e.asset_id), [id, id, id, id]);
     });

@@ -1,5 +1,5 @@
-// Authentication over real HTTPS with real certificates (spec §1, §2.1), and the
-// trusted-proxy mode over plain HTTP (spec §2.3). Every refusal is a 401 naming
+// Authentication over real HTTPS with real certificates, and the
+// trusted-proxy mode over plain HTTP. Every refusal is a 401 naming
 // the SPKI fingerprint of what was presented, or `none`.
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The change feed (spec §14.3): every create, update and delete in scope, in seq
+// The change feed: every create, update and delete in scope, in seq
 // order, as the record shows on GET without embeds; a session sees the changes of
 // the records it may GET; pruned cursors answer 410.
 import assert from 'node:assert/strict';

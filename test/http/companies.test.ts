@@ -1,4 +1,4 @@
-// companies (spec §3, §7.3): the tenancy tree seen and changed through the API.
+// companies: the tenancy tree seen and changed through the API.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { revokeClient } from '../../src/admin/accounts.ts';

@@ -1,4 +1,4 @@
-// The company tree as data (spec §3): the closure table every scope is read from
+// The company tree as data: the closure table every scope is read from
 // stays equal to a recursive walk of `companies.parent_id` after any sequence of
 // creates, moves and deletes through the API, cycles stay refused, and requests
 // running while a company moves see it in one tree or the other, never a mix.

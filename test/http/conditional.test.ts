@@ -1,4 +1,4 @@
-// Conditional GET (spec §14.2): every GET answer carries a weak ETag over its
+// Conditional GET: every GET answer carries a weak ETag over its
 // `response` and `pagination`; `If-None-Match` with it (or `*`) gets 304 and no
 // body; any change to what the answer shows changes the tag.
 import assert from 'node:assert/strict';

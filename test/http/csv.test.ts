@@ -1,4 +1,4 @@
-// CSV export (spec §14.4): `Accept: text/csv` on a list answers every match, no
+// CSV export: `Accept: text/csv` on a list answers every match, no
 // paging, RFC 4180 with a header row: own fields without JSON fields, data keys
 // met (sorted), embed names and descriptions; nulls empty; formulas defused.
 import assert from 'node:assert/strict';

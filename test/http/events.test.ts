@@ -1,4 +1,4 @@
-// The outbox (spec §9): every change to a resource writes its event in the same
+// The outbox: every change to a resource writes its event in the same
 // transaction, from the database itself — created, updated, deleted, the queue's
 // released and rejected — with the record as GET shows it without embeds; a change
 // that changes nothing, or that is refused, writes none; secrets never show.

@@ -1,5 +1,5 @@
 // Filters on JSON paths, relations and datetimes executed over HTTPS against both
-// engines (spec §4.1, §3): JSON number-vs-text rules, NULL and missing keys,
+// engines: JSON number-vs-text rules, NULL and missing keys,
 // `relation.field`, date-part comparison of datetimes, and the company scope.
 // Data: test/support/filter-data.ts.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Filters on plain columns executed over HTTPS against both engines (spec §4.1):
+// Filters on plain columns executed over HTTPS against both engines:
 // every operator on string, integer and date fields, NULL semantics, `~`,
 // the PHP client's encodings, refusals, the segment limit and verbs.
 // The data set is test/support/filter-data.ts: assets 1–11 of A, 12 of its child C

@@ -1,4 +1,4 @@
-// Idempotency-Key (spec §14.1): a retried write with its key gets the first reply
+// Idempotency-Key: a retried write with its key gets the first reply
 // again, byte for byte, with `Idempotent-Replayed: true`, and writes nothing; the
 // same key on another request is 422; while the first still runs, 409; refusals
 // are not kept; keys belong to one certificate (and session user) and last 24 h,

@@ -1,4 +1,4 @@
-// Tenant isolation (spec §3), driven by the resource registry: every resource in
+// Tenant isolation, driven by the resource registry: every resource in
 // RESOURCES is seeded in every company of a small tree and probed with every
 // filter, update, delete and reference its definition allows, so that a new
 // resource is covered without touching this file.
@@ -136,7 +136,7 @@ async function seed(svc: Service): Promise<World> {
   const sent = await inSession(impersonating, login.reply<LoggedIn>().user_token).put('/3.0/messages', { company_id: A1.id,
     target_user_id: seeded.first(users.name, A1.id), messagetext: 'a note from the parent company' });
   expectStatus(sent, 201, 'session PUT messages into A1');
-  // Users of A1 and B log in through A's certificate (a user may belong to any company, spec §2.2).
+  // Users of A1 and B log in through A's certificate (a user may belong to any company).
   const sessions: Tenant[] = [];
   for (const t of [A1, B]) {
     const userId = seeded.first(users.name, t.id)!;
@@ -274,7 +274,7 @@ async function assertReferencesRefused(w: World, writer: Tenant, home: Tenant, d
       const res = await writer.client.post(`/3.0/${def.name}/id=${own}`, body);
       const what: string = `${writer.name} POST ${def.name}/id=${own} (${home.name}) ${JSON.stringify(body)} naming ${owner.name}'s record`;
       if (o.session && UPDATE_CONTEXT[`${def.name}.${f.name}`]) {
-        // The context (a release) is itself refused to a session (spec §3, §8.1), before anything is matched.
+        // The context (a release) is itself refused to a session, before anything is matched.
         expectStatus(res, 400, what);
         assert.equal(res.errorReply.error, 'Field verification failed, invalid field released', what);
       } else {

@@ -1,4 +1,4 @@
-// Extensions of an asset's life (spec §7.17): `metadata` describes the custom
+// Extensions of an asset's life: `metadata` describes the custom
 // keys of the caller's scope, `moveasset` moves an asset with its files and
 // reminders to another company in scope.
 import assert from 'node:assert/strict';

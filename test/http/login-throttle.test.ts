@@ -1,4 +1,4 @@
-// Login throttling (spec §2.2 item 4): a doubling delay per username after each
+// Login throttling (item 4): a doubling delay per username after each
 // failed login, shared by every certificate and checked before the password; and
 // an hourly failure budget per certificate. The service's clock is moved by hand.
 import assert from 'node:assert/strict';

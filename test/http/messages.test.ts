@@ -1,4 +1,4 @@
-// messages in basic mode (spec §7.12): shape, scope, targets, and the per-user
+// messages in basic mode: shape, scope, targets, and the per-user
 // read state of a message addressed to a whole company.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';

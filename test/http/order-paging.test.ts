@@ -1,4 +1,4 @@
-// X-API-Result-Order (spec §4.2) and pagination (§4.3) over HTTPS on both engines,
+// X-API-Result-Order and pagination over HTTPS on both engines,
 // on the data set of test/support/filter-data.ts: assets 1–12 visible to A,
 // departments 1–65 of A (data.grp = id % 3) and 66–68 of B.
 import assert from 'node:assert/strict';

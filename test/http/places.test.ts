@@ -1,4 +1,4 @@
-// departments, locations (spec §7.4, §7.5) and externaltypes (§7.6): shape,
+// departments, locations and externaltypes: shape,
 // required description, per-company uniqueness of external_itemtype_id, and
 // deletes blocked by references.
 import assert from 'node:assert/strict';

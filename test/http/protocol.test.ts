@@ -1,7 +1,7 @@
-// The wire protocol on both engines: the envelope byte for byte (spec §5.1), every
-// message of the §5.2 table that needs no session or upload, the transport rules
-// of §1, bodies (§4.4), verbs (§6), limits (§10), dynamic JSON order and audit
-// entries written in the same transaction as the change (§8.4).
+// The wire protocol on both engines: the envelope byte for byte, every
+// message of the error table that needs no session or upload, the transport rules
+// of the transport, bodies, verbs, limits, dynamic JSON order and audit
+// entries written in the same transaction as the change.
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
@@ -23,7 +23,7 @@ async function count(svc: Service, table: Counted): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-/** The `request` member exactly as §5.1 writes it. */
+/** The `request` member exactly as the envelope writes it. */
 function requestText(svc: Service, url: string, endpoint: string, method: string, version = '3.0'): string {
   const t = Math.floor(svc.clock.now().getTime() / 1000);
   return `{"url":${JSON.stringify(url)},"endpoint":${JSON.stringify(endpoint)},"requested_version":${JSON.stringify(version)},`
@@ -101,7 +101,7 @@ for (const kind of DB_KINDS) {
     });
     after(() => svc.close());
 
-    // ---- envelope (§5.1) ----------------------------------------------------------
+    // ---- envelope ----------------------------------------------------------
 
     it('GET: the envelope byte for byte, members in the order request, pagination, response', async () => {
       const r = await api.get('/3.0/endpoints');
@@ -146,7 +146,7 @@ for (const kind of DB_KINDS) {
         + '"response":{"error":"API version 2.0 is not supported","code":"no_version"}}');
     });
 
-    // ---- §5.2 table -----------------------------------------------------------------
+    // ---- the error table -----------------------------------------------------------------
 
     it('invalid_filter: unknown field, wrong type, bad escape, page=0, a filter on PUT, a NUL; XXXX is the raw segment', async () => {
       expectError(await api.get('/3.0/assets/idd=3'), 400, 'invalid_filter', 'Invalid filter definition: idd=3');
@@ -389,7 +389,7 @@ for (const kind of DB_KINDS) {
       for (let i = 0; i < 4; i++) expectOk(await api.get('/3.0/assets'));
     });
 
-    // ---- transport (§1) ---------------------------------------------------------------
+    // ---- transport ---------------------------------------------------------------
 
     it('HEAD behaves as GET without a body', async () => {
       await put('assets', { asset_no: 'HEAD-1' });
@@ -437,7 +437,7 @@ for (const kind of DB_KINDS) {
         'No fields specified for record deletion. This would delete ALL assets records for your company. Request aborted.');
     });
 
-    // ---- bodies (§4.4) ----------------------------------------------------------------
+    // ---- bodies ----------------------------------------------------------------
 
     it('JSON bodies are read whatever the Content-Type says, or without one', async () => {
       const types = ['application/x-www-form-urlencoded', 'text/plain', 'application/json', 'multipart/form-data; boundary=x', undefined,
@@ -491,7 +491,7 @@ for (const kind of DB_KINDS) {
       });
     });
 
-    // ---- verbs (§6) ---------------------------------------------------------------------
+    // ---- verbs ---------------------------------------------------------------------
 
     it('POST: records_found counts matches, records_updated real changes; equal values update nothing', async () => {
       await put('assets', [{ asset_no: 'V-1' }, { asset_no: 'V-2' }, { asset_no: 'V-3', status: 'Retired' }]);
@@ -558,7 +558,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(entries.map((e) => e.asset_id), [a, b]);
     });
 
-    // ---- limits (§10) -------------------------------------------------------------------
+    // ---- limits -------------------------------------------------------------------
 
     it('string fields: 1000 characters accepted (counted as characters), 1001 refused; nothing written', async () => {
       const [id] = await put('assets', { asset_no: 'x'.repeat(1000) });

@@ -1,4 +1,4 @@
-// Requests per certificate (spec §10) over real HTTPS: the burst goes through,
+// Requests per certificate over real HTTPS: the burst goes through,
 // then 429 `rate_limited` with Retry-After; every response says what is left
 // (X-RateLimit-*, RateLimit-Policy, RateLimit); sessions count against their
 // certificate; a certificate the service does not know is limited before any

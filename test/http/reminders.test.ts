@@ -1,4 +1,4 @@
-// Check dates and reminders (spec §8.2, §7.8): windows, time zones, statuses,
+// Check dates and reminders: windows, time zones, statuses,
 // idempotence, delivery to the right users only, audit, concurrent runs on one
 // database (also from separate handles/pools), the due/overdue filters and the
 // CLI `reminders run`.

@@ -67,7 +67,7 @@ export const keys = (o: object | null | undefined) => Object.keys(o!);
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}${++counter}${Math.random().toString(36).slice(2, 6)}`;
 
-/** Field lists in the contract's order (spec §7): a record's own members, as it shows embedded (`version` last, spec §14.2). */
+/** Field lists in the contract's order: a record's own members, as it shows embedded (`version` last). */
 export const COMPANY_FIELDS = ['id', 'name', 'created', 'logo', 'subdomain', 'styles', 'data', 'parent_id', 'modified', 'version'];
 export const PLACE_FIELDS = ['id', 'company_id', 'description', 'creationdate', 'data', 'modified', 'version'];
 export const EXTERNALTYPE_FIELDS = ['id', 'external_itemtype_id', 'company_id', 'description', 'data', 'modified', 'version'];
@@ -87,7 +87,7 @@ export const MESSAGE_FIELDS = ['id', 'sender_user_id', 'target_user_id', 'compan
 export const AUDIT_FIELDS = ['id', 'asset_id', 'company_id', 'user_id', 'file_id', 'logdate', 'message', 'olddata', 'newdata',
   'endpoint', 'record_id', 'action', 'client_id', 'ip'];
 
-/** The members of a record with its embeds: its own fields, the embeds, then its version (spec §14.2). */
+/** The members of a record with its embeds: its own fields, the embeds, then its version. */
 export const recordKeys = (fields: readonly string[], ...embeds: string[]) =>
   [...fields.filter((f) => f !== 'version'), ...embeds, ...fields.filter((f) => f === 'version')];
 

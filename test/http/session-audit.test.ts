@@ -1,4 +1,4 @@
-// The audit trail of sessions (spec §2.2, §7.11, §8.4): every change names the
+// The audit trail of sessions: every change names the
 // session user and the certificate; logins and logouts are entries of their own;
 // entries about users and logins are for basic mode and admin sessions only; and
 // no password or token is ever written to the audit table or the log.

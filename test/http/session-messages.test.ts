@@ -1,4 +1,4 @@
-// Messages in a session (spec §7.12): a user sees its own messages only, PUT
+// Messages in a session: a user sees its own messages only, PUT
 // makes it the sender, and a company-wide message's read state is per user.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

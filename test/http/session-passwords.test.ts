@@ -1,4 +1,4 @@
-// Passwords (spec §7.13, §7.14, §7.17): set only through `password`, never
+// Passwords: set only through `password`, never
 // accepted or returned by `users`; setting one ends the user's other sessions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Impersonation mode (spec §2.2, §3, §5.1): the whole life of a session over real
+// Impersonation mode: the whole life of a session over real
 // HTTPS, on both databases.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

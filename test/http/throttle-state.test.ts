@@ -1,4 +1,4 @@
-// The login throttle's state stays bounded (spec §2.2): a login refused because
+// The login throttle's state stays bounded: a login refused because
 // the certificate's failure budget is spent writes nothing, usernames are kept at
 // a fixed size, rows older than the window are pruned, and failures made through
 // two instances count against one budget.

@@ -1,4 +1,4 @@
-// The TLS profile (spec §1): TLS 1.2 and 1.3 only; in TLS 1.2 only ECDHE key
+// The TLS profile: TLS 1.2 and 1.3 only; in TLS 1.2 only ECDHE key
 // exchange with AEAD ciphers, in the server's order; TLS_CIPHERS replaces the list.
 // Probed with `openssl s_client`, suite family by suite family, against a server
 // with an RSA key (so that plain-RSA key exchange would be possible if allowed)

@@ -1,4 +1,4 @@
-// Files and uploads over real HTTPS (spec §7.9, §7.10, §8.3, §13): accepted and
+// Files and uploads over real HTTPS: accepted and
 // refused types, size limits with and without Content-Length, scope, replacing
 // and removing content, session levels, memory while streaming 25 MiB, and the
 // published PHP client's exact round trip.
@@ -305,7 +305,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(audit.map((e) => e.user_id), [plain.id, admin.id]);
     });
 
-    it('the published PHP client round trip, exactly as it goes over the wire (§13)', async () => {
+    it('the published PHP client round trip, exactly as it goes over the wire', async () => {
       const php = { 'user-agent': 'TRPAPI-PHP/1.0', 'content-type': 'application/x-www-form-urlencoded', expect: '' };
       const asset = await create(t.api, 'assets', { asset_no: uniqueName('PHP') });
       // createFiles($data): PUT with a JSON body labelled as a form.

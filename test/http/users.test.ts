@@ -1,4 +1,4 @@
-// users (spec §3, §6, §7.13): shape, no password in or out, system-wide
+// users: shape, no password in or out, system-wide
 // usernames, validated email and permissions, and what deleting a user does.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -78,7 +78,7 @@ for (const kind of DB_KINDS) {
       assert.equal((await one(api, 'users', id)).email, 'ok@example.com');
     });
 
-    it('permissions must have the shape of §3', async () => {
+    it('permissions must have the shape of the access levels', async () => {
       for (const permissions of [{ level: 'admin', can_create_companies: true }, { level: 'readonly' }, { can_create_companies: false }, {}, null]) {
         const id = await create(api, 'users', { username: unique('perm'), email: 'p@example.com', permissions });
         assert.deepEqual((await one(api, 'users', id)).permissions, permissions);
@@ -92,7 +92,7 @@ for (const kind of DB_KINDS) {
       assert.deepEqual((await one(api, 'users', id)).permissions, { level: 'user' });
     });
 
-    it('permissions are validated before anything is matched (spec §4.4)', async () => {
+    it('permissions are validated before anything is matched', async () => {
       // Nothing matches these filters; the body is still refused.
       expectError(await api.post('/3.0/users/id=999999', { permissions: { level: 'god' } }), 400, badPermissions);
       const outsider = await addUser(svc.database, { companyId: other, username: unique('out'), email: 'o@example.com' });

@@ -1,4 +1,4 @@
-// Versions and conditional writes (spec §14.2): `version` is 1 on create and one
+// Versions and conditional writes: `version` is 1 on create and one
 // more with every change to a stored value, whoever makes it (the engine's
 // set-based and row-by-row writes, a reference cleared by a delete, any other
 // write to the table), and the record's last member; POST and DELETE with

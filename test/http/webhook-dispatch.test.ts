@@ -1,4 +1,4 @@
-// The dispatcher's bookkeeping (spec §9), in process and without a receiver: an
+// The dispatcher's bookkeeping, in process and without a receiver: an
 // attempt the address rule refuses is recorded and retried; a webhook that has
 // failed for 24 hours is switched off, audited; `redeliver` queues an event again.
 import assert from 'node:assert/strict';

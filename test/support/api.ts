@@ -1,5 +1,5 @@
-// The contract's JSON as the tests read it: the envelope (spec §5.1), the replies
-// of writes, logins and errors, and the records of each endpoint (spec §7). These
+// The contract's JSON as the tests read it: the envelope, the replies
+// of writes, logins and errors, and the records of each endpoint. These
 // types only let a test name what it reads; what the values are is what its
 // assertions check. `TestResponse.body` stays `unknown`: a test that reads an
 // envelope says so (`envelope`, `reply`, `expectOk`), and the envelope's presence
@@ -39,7 +39,7 @@ export interface ExternalType extends Owned { external_itemtype_id: number | nul
 export interface FileFields extends Owned { upload_uuid: string; upload_endpoint: string; filedate: string; description: string;
   filename: string | null; asset_id: number | null; mimetype: string | null; size: number | null }
 export interface FileRecord extends FileFields { asset: AssetShort | null; company: CompanyFields | null }
-/** An asset as other records embed it (spec §7.2). */
+/** An asset as other records embed it. */
 export interface AssetShort { id: number; asset_no: string; serial_no: string; status: string; next_check: string | null;
   period: number | null; company_id: number; location_id: number | null; department_id: number | null; description: string; data: Data }
 export interface Asset extends Owned { asset_no: string; serial_no: string; description: string; status: string;
@@ -67,7 +67,7 @@ export interface Change { seq: number; endpoint: string; record_id: number | nul
 export interface WebhookRecord extends Owned { url: string; events: string[] | null; active: number; created: string }
 export interface WebhookDelivery { id: number; webhook_id: number; company_id: number; event_id: string; event: string; attempt: number;
   status: string; response_status: number | null; error: string | null; created: string; next_attempt: string | null }
-/** The body of a webhook delivery (spec §9): the event and the record as GET shows it without embeds. */
+/** The body of a webhook delivery: the event and the record as GET shows it without embeds. */
 export interface WebhookEvent { id: string; event: string; timestamp: number; company_id: number; data: JsonObject }
 
 /** The record each endpoint lists. */

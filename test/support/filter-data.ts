@@ -1,4 +1,4 @@
-// A small fixed data set for the filter, ordering and paging tests (spec §4),
+// A small fixed data set for the filter, ordering and paging tests,
 // seeded through the API itself so that both engines hold exactly the same rows.
 // Every id below is the one a fresh database hands out; `seedFilterData` checks so.
 import assert from 'node:assert/strict';
@@ -159,7 +159,7 @@ export const invalid = (segment: string) => ({ invalid: segment });
 
 /**
  * One describe per engine, each on its own service with the same data, running
- * the same rows: both engines must give the same answers (spec §4.1).
+ * the same rows: both engines must give the same answers.
  */
 export function filterTable(title: string, rows: readonly Row[], extra?: (data: () => FilterData) => void): void {
   for (const kind of DB_KINDS) {

@@ -5,7 +5,7 @@
 // and body. Every part knows what it is by construction (a filter segment is
 // valid, invalid or unknown; a body is malformed JSON, a JSON value whose every
 // field is known, or raw bytes the model does not follow), and `expectPlan`
-// works out, from the contract's order of checks (spec §1: 401 → 414 → 404 →
+// works out, from the contract's order of checks (401 → 414 → 404 →
 // 405 → session → 403 → 413 → 400 → 409), which answers the contract allows:
 // code, message where it is determined, and whose session the envelope shows.
 // Field names, types, writability and limits come from the resource
@@ -193,7 +193,7 @@ function longNumber(v: JV): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Field values (spec §4.4): the model of what each field type takes.
+// Field values: the model of what each field type takes.
 
 const CANONICAL_INT = /^-?(0|[1-9][0-9]*)$/;
 
@@ -251,7 +251,7 @@ export function valueFits(f: FieldDef, v: JV): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Names in filters and ordering (spec §4.1, §4.2): `field`, `<endpoint>.field`,
+// Names in filters and ordering: `field`, `<endpoint>.field`,
 // `relation.field` (one-to-one relations) and JSON paths below any of them.
 
 export type Kind = FieldDef['type'] | 'jsonpath';
@@ -304,7 +304,7 @@ export function namesOf(def: ResourceDef): { name: string; kind: Kind }[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Filter segments (spec §4.1).
+// Filter segments.
 
 export type Tag = 'valid' | 'invalid' | 'unknown';
 
@@ -866,7 +866,7 @@ function orderFieldKey(def: ResourceDef, name: string): string {
   return rel ? `${rel.name}.${own}` : own;
 }
 
-/** Every term resolves, and they name at most 32 distinct fields (a field named again counts once, spec §4.2). */
+/** Every term resolves, and they name at most 32 distinct fields (a field named again counts once). */
 export function orderValid(def: ResourceDef, o: Order): boolean {
   const header = o.joined();
   if (header.trim() === '') return true;
@@ -942,7 +942,7 @@ export class Plan {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Endpoints: verbs and the least session level per verb (spec §3, §7).
+// Endpoints: verbs and the least session level per verb.
 
 type Need = 'readonly' | 'user' | 'admin' | 'creator';
 interface EndpointMeta {
@@ -1022,7 +1022,7 @@ export function expectPlan(plan: Plan, env: Env, headBytes: number): Allowed[] {
   if (plan.version !== '3.0') return [...out, ...tag([errorOf(noVersion(plan.version), 'version')], null)];
   const meta = metaOf(plan.endpoint);
   if (!meta) return [...out, ...tag([errorOf(noEndpoint(plan.endpoint), 'endpoint')], null)];
-  // HEAD is GET without the body (spec §1).
+  // HEAD is GET without the body.
   const verb = (upper === 'HEAD' ? 'GET' : upper) as Verb;
   if (plan.method !== upper || !meta.verbs.includes(verb)) {
     const allowed = meta.verbs.flatMap((v) => (v === 'GET' ? ['GET', 'HEAD'] : [v]));
@@ -1172,7 +1172,7 @@ function checkRecord(def: ResourceDef, mode: 'create' | 'update', o: Obj, sessio
     }
   }
   if (def.name === 'webhooks') {
-    // §9: an https URL without credentials; `events` ["*"] or known names without repeats.
+    // an https URL without credentials; `events` ["*"] or known names without repeats.
     const url = get('url');
     if (typeof url === 'string' && !checkUrl(url)) return { error: errorOf(invalidValue('url'), 'url is no https URL') };
     const events = get('events');
@@ -1247,7 +1247,7 @@ function loginExpect(body: BodyModel): Allowed[] {
     if (entries.some(([k]) => k === 'ikey')) return [errorOf(forbidden('Impersonation keys are not supported'), 'ikey')];
     for (const [k, v] of entries) {
       if (!LOGIN_FIELDS.includes(k)) return [errorOf(invalidField(k), 'login member')];
-      // The published client sends `"ip": null, "useragent": null` when it has none (spec §13).
+      // The published client sends `"ip": null, "useragent": null` when it has none.
       if (v === null && (k === 'ip' || k === 'useragent')) continue;
       if (typeof v !== 'string' || v.length > 1024) return [errorOf(invalidValue(k), 'login value')];
     }

@@ -1,4 +1,4 @@
-// Registry-driven data for the isolation tests (spec §3): request bodies built from
+// Registry-driven data for the isolation tests: request bodies built from
 // the resource definitions, a seed of every resource in every company, and an
 // oracle of who owns what read straight from the database (never through the
 // engine under test).
@@ -20,7 +20,7 @@ export const embedOf = (r: Rec, name: string) => r[name] as Rec | null | undefin
 /** What the tests call the API through: a certificate, or a certificate inside a session. */
 export type Caller = Pick<TestClient, 'get' | 'post' | 'put' | 'delete'>;
 
-/** `client` acting in the session `token` (spec §2.2). */
+/** `client` acting in the session `token`. */
 export function inSession(client: TestClient, token: string): Caller {
   const headers = { authorization: `Basic ${Buffer.from(`session:${token}`).toString('base64')}` };
   const o = (x?: RequestOptions): RequestOptions => ({ ...x, headers: { ...headers, ...x?.headers } });
@@ -44,7 +44,7 @@ export const writableIn = (f: FieldDef, mode: 'create' | 'update') => f.writable
 /** The resource whose records are the companies themselves (scope column `id`). */
 export const isTenancy = (def: ResourceDef) => def.scopeColumn === 'id';
 
-/** JSON keys a filter may name (spec §4.1). */
+/** JSON keys a filter may name. */
 const JSON_KEY = /^[A-Za-z0-9_$]+$/;
 
 let serial = 0;
@@ -82,12 +82,12 @@ export function createBody(def: ResourceDef, t: Tenant, seeded: Seeded, companie
     }
     switch (f.type) {
       case 'string':
-        // A webhook's url must be https (spec §9).
+        // A webhook's url must be https.
         if (def.name === 'webhooks' && f.name === 'url') { body[f.name] = `https://example.com/${slug}`; break; }
         body[f.name] = f.format === 'email' ? `${slug.replace(/_/g, '')}@example.com` : f.format === 'filename' ? `${slug}.pdf` : slug;
         break;
       case 'int': body[f.name] = 6; break;
-      // Today: a message is shown within its date range (spec §7.12), which must hold for sessions to see it.
+      // Today: a message is shown within its date range, which must hold for sessions to see it.
       case 'date': body[f.name] = today; break;
       case 'datetime': body[f.name] = `${today} 04:05:06`; break;
       case 'json': if (f.name === 'data') body[f.name] = dataFor(def, t); else if (def.name === 'webhooks' && f.name === 'events') body[f.name] = ['*']; break;
@@ -107,7 +107,7 @@ export function updateBody(def: ResourceDef, label: string): Rec | null {
 
 /**
  * What else a POST must carry for a reference to be checked at all (the queue's
- * `asset_id` is only accepted together with a release, spec §8.1).
+ * `asset_id` is only accepted together with a release).
  */
 export const UPDATE_CONTEXT: Readonly<Record<string, Rec>> = { 'assetqueue.asset_id': { released: 1 } };
 
@@ -241,7 +241,7 @@ export function probesFor(def: ResourceDef, record: Rec, lookup: (name: string) 
     if (typeof v === 'string') for (const l of labels) if (v.includes(l)) probes.push({ segment: `${path}~${enc(l)}`, none: true });
   };
   // A foreign record's id, owner column and same-company references name nothing the viewer has. ('in-scope'
-  // references may: a child company's parent_id names the parent, outside the child's scope, spec §3.)
+  // references may: a child company's parent_id names the parent, outside the child's scope.)
   const foreign = (f: FieldDef, owner: ResourceDef) => f.name === 'id' || f.name === owner.scopeColumn
     || f.references?.rule === 'same-company';
   for (const f of def.fields) scalar(f.name, f, record[f.name], foreign(f, def));

@@ -150,7 +150,7 @@ export async function sweep(w: World, made: Made, limit: { freeze(): void; thaw(
   const login = await w.api.request('POST', '/3.0/login', { body: { username: viewer.username, password: viewer.password } });
   assert.equal(login.status, 200, login.text);
   const asViewer = { headers: sessionHeader(login.reply<LoggedIn>().user_token) };
-  // Operations a readonly session may not call (spec §3).
+  // Operations a readonly session may not call.
   for (const t of api.filter((x) => ['user', 'admin', 'creator'].includes(x.op['x-session-level'] ?? ''))) check(await send(w.api, t, asViewer), 403, t);
   limit.freeze();
   try {
@@ -166,7 +166,7 @@ export async function sweep(w: World, made: Made, limit: { freeze(): void; thaw(
 }
 
 /**
- * The refusals of the write headers (spec §14.1, §14.2): a key held for another
+ * The refusals of the write headers: a key held for another
  * request (422) or by one still running (409), and a version no record has (412).
  */
 async function sweepHeaders(w: World, made: Made, api: readonly Target[]): Promise<void> {

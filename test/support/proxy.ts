@@ -1,4 +1,4 @@
-// Plain-HTTP requests to the trusted-proxy listener (spec §2.3), as a
+// Plain-HTTP requests to the trusted-proxy listener, as a
 // TLS-terminating proxy would send them, and certificate helpers for auth tests.
 import { createHash, X509Certificate } from 'node:crypto';
 import http from 'node:http';
@@ -48,7 +48,7 @@ export function plainRequest(port: number, method: string, path: string, o: Plai
 /** A PEM as nginx's `$ssl_client_escaped_cert` forwards it. */
 export const escapedPem = (pem: string): string => encodeURIComponent(pem);
 
-/** SHA-256 of the DER SubjectPublicKeyInfo of the first certificate of a PEM, lower-case hex (spec §2.1). */
+/** SHA-256 of the DER SubjectPublicKeyInfo of the first certificate of a PEM, lower-case hex. */
 export function spkiOf(pem: string): string {
   const der = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(der).digest('hex');

@@ -221,7 +221,7 @@ export class ReferenceSerializer {
         for (const c of children) if (scope.has(Number(c[target.scope]))) items.push(await this.objectJson(rel.resource, c, target.fields));
         members.push(`${JSON.stringify(rel.name)}:[${items.join(',')}]`);
       }
-      // The version comes last, after the embeds (spec §14.2).
+      // The version comes last, after the embeds.
       if (own.length < spec.fields.length) members.push((await this.objectJson(resource, row, ['version'])).slice(1, -1));
       records.push(`{${members.filter((m) => m !== '').join(',')}}`);
     }

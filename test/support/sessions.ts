@@ -1,6 +1,6 @@
-// Impersonation-mode helpers (spec §2.2): users with passwords, logins, calls
+// Impersonation-mode helpers: users with passwords, logins, calls
 // carrying a session header, and a record of every secret a test used and every
-// response it saw, so that a final check can show none leaked (spec §8.4).
+// response it saw, so that a final check can show none leaked.
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Level } from '../../src/model/types.ts';
@@ -83,7 +83,7 @@ export async function makeUser(svc: Service, companyId: number,
 
 export { expectError, expectOk } from './api.ts';
 
-/** The `request.session` member of a session call (spec §5.1): exact members, in order. */
+/** The `request.session` member of a session call: exact members, in order. */
 export function expectSession(res: TestResponse, svc: Service, token: string, user: { id: number; companyId: number }): void {
   const s = res.envelope.request.session;
   assert.deepEqual(Object.keys(s!), ['hash', 'time', 'expiry', 'company_id', 'user_id'], res.text);

@@ -1,4 +1,4 @@
-// Filter segments and queries (spec §4.1, §4.3, §6, §10), without HTTP or SQL:
+// Filter segments and queries, without HTTP or SQL:
 // parseSegment splits one raw segment; parseQuery resolves and types a path's segments.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -26,7 +26,7 @@ function assertInvalid(fn: () => unknown, raw: string): void {
   });
 }
 
-describe('parseSegment: operators, aliases and decoding (§4.1 steps 1–4)', () => {
+describe('parseSegment: operators, aliases and decoding (steps 1–4)', () => {
   // [raw segment, field, operator, value (null = <NULL>)]
   const rows: readonly [string, string, string, string | null][] = [
     ['id=5', 'id', '=', '5'],
@@ -99,7 +99,7 @@ describe('parseSegment: operators, aliases and decoding (§4.1 steps 1–4)', ()
   }
 });
 
-describe('parseSegment: malformed segments (§4.1 step 6)', () => {
+describe('parseSegment: malformed segments (step 6)', () => {
   const rows: readonly string[] = [
     'id', // no operator
     'id5', // no operator
@@ -172,7 +172,7 @@ const VALID: readonly [string, string, Expect][] = [
   ['assets', 'location.description=%3CNULL%3E', { field: 'description', relation: 'location', keys: [], value: { kind: 'null' } }],
 ];
 
-describe('parseQuery: field forms and typing (§4.1)', () => {
+describe('parseQuery: field forms and typing', () => {
   for (const [endpoint, raw, e] of VALID) {
     it(`${endpoint}/${raw}`, () => {
       const q = query(endpoint, [raw]);
@@ -258,7 +258,7 @@ const INVALID: readonly [string, string][] = [
   ['assets', 'page+2'],
 ];
 
-describe('parseQuery: invalid segments (§4.1 step 6, §4.3)', () => {
+describe('parseQuery: invalid segments', () => {
   for (const [endpoint, raw] of INVALID) it(`${endpoint}/${raw}`, () => assertInvalid(() => query(endpoint, [raw]), raw));
 
   it('the first bad segment is quoted, exactly as sent', () => {
@@ -267,7 +267,7 @@ describe('parseQuery: invalid segments (§4.1 step 6, §4.3)', () => {
   });
 });
 
-describe('parseQuery: page (§4.3)', () => {
+describe('parseQuery: page', () => {
   it('page=N sets the page and is not a condition', () => {
     const q = query('assets', ['page=3', 'id>1']);
     assert.equal(q.page, 3);
@@ -293,7 +293,7 @@ describe('parseQuery: page (§4.3)', () => {
   });
 });
 
-describe('parseQuery: several segments, limits and verbs (§4.1, §6, §10)', () => {
+describe('parseQuery: several segments, limits and verbs', () => {
   it('several segments on the same field all apply', () => {
     const q = query('assets', ['next_check+2017-01-01', 'next_check-2017-12-31', 'next_check!<NULL>']);
     assert.deepEqual(q.conditions.map((c) => [c.ref.field.name, c.segment.op]), [['next_check', '+'], ['next_check', '-'], ['next_check', '!']]);

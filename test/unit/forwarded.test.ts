@@ -1,4 +1,4 @@
-// The client's address behind trusted proxies (spec §2.3): X-Forwarded-For walked
+// The client's address behind trusted proxies: X-Forwarded-For walked
 // from the right through the trusted hops; ports and brackets understood; a
 // malformed entry ends the walk at the hop that wrote it.
 import assert from 'node:assert/strict';

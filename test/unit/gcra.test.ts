@@ -1,4 +1,4 @@
-// The rate limiter's arithmetic (spec §10): GCRA lets `burst` requests through at
+// The rate limiter's arithmetic: GCRA lets `burst` requests through at
 // once, then one per 1/rate s; it says how many remain, when the bucket is full
 // again and how long a refused request waits.
 import assert from 'node:assert/strict';

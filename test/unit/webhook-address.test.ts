@@ -1,4 +1,4 @@
-// The webhook address rule (spec §9), table-driven: every range that must be refused,
+// The webhook address rule, table-driven: every range that must be refused,
 // in its IPv4 and IPv6 forms and the IPv6 forms that carry an IPv4 address, and
 // host names as URLs spell them (decimal, octal, hex) and as DNS resolves them.
 import assert from 'node:assert/strict';

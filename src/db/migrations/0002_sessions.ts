@@ -1,4 +1,4 @@
-// Impersonation mode (spec §2.2): sessions and login throttling live in the
+// Impersonation mode: sessions and login throttling live in the
 // database so that every instance shares them.
 import type { Kysely } from 'kysely';
 import { createIndex, createTable } from './0001_initial.ts';

@@ -1,4 +1,4 @@
-// One run-made reminder per asset and due date (spec §8.2): the unique index is
+// One run-made reminder per asset and due date: the unique index is
 // what keeps concurrent reminder runs on several instances from duplicating.
 import { type Kysely, sql } from 'kysely';
 

@@ -1,4 +1,4 @@
-// The company tree as data (spec §3): a closure table holds one row per
+// The company tree as data: a closure table holds one row per
 // (ancestor, descendant) pair, the company itself included at depth 0, so a scope
 // is one indexed lookup instead of a recursive walk in every statement. Triggers
 // keep it in the same transaction as every company insert, move and delete,

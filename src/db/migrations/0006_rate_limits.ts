@@ -1,5 +1,4 @@
-// The rate limiter's counters shared by the instances on one PostgreSQL (spec
-// §10, §11): each key's theoretical arrival time, and the instances that took part
+// The rate limiter's counters shared by the instances on one PostgreSQL: each key's theoretical arrival time, and the instances that took part
 // lately (each spends its share of the burst between reconciliations). Unlogged:
 // counters need no crash safety. SQLite serves one process, whose counters are
 // in memory.

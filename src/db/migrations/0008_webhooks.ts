@@ -1,4 +1,4 @@
-// Webhooks (spec §9): the registered receivers, the outbox of events every change
+// Webhooks: the registered receivers, the outbox of events every change
 // writes (from triggers, which events/ installs after the migrations), the
 // deliveries the dispatcher makes of them, and the due/overdue notices the reminder
 // run has raised once per asset and due date.

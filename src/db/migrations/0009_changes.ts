@@ -1,4 +1,4 @@
-// The change feed (spec §14.3) reads the events the triggers write (0008): the
+// The change feed reads the events the triggers write (0008): the
 // `changes` view shows the created, updated and deleted records among them, with
 // `seq` as the row id the engine pages by. `changes_pruned` keeps the highest seq
 // ever pruned, so a reader behind it is told to resynchronise (410).

@@ -1,4 +1,4 @@
-// Record versions (spec §14.2): every record type that carries `modified` gets
+// Record versions: every record type that carries `modified` gets
 // `version`, 1 for the records there are now and for new ones (the column's
 // default), raised by one with every change to another stored value — by the
 // engine in its own UPDATEs, and by the event triggers for every other write.

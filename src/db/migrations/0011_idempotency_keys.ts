@@ -1,4 +1,4 @@
-// Idempotency keys (spec §14.1): one row per certificate, session user (0 in basic
+// Idempotency keys: one row per certificate, session user (0 in basic
 // mode) and key, claimed before the request runs (`status` NULL while it does,
 // `owner` the claiming request, `locked_until` when a claim left by a crashed
 // process may be taken over) and given the reply in the write's own transaction:
