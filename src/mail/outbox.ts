@@ -7,6 +7,7 @@
 // dies between the two is the one way a mail goes out twice. Failures are retried
 // after 1 minute, then 2, 4 … at most an hour apart, for 24 hours; a server that
 // cannot be reached ends the pass (the rest waits for the next).
+import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { doublingSchedule, Leases, settle, WAITING } from '../db/outbox.ts';
@@ -112,4 +113,20 @@ export async function recentMail(database: Database, limit: number): Promise<Mai
     .select(['id', 'kind', 'company_id', 'user_id', 'recipient', 'status', 'attempt', 'next_attempt', 'response', 'error', 'modified'])
     .orderBy('modified', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map((r) => ({ ...r, id: Number(r.id), company_id: Number(r.company_id), user_id: Number(r.user_id), attempt: Number(r.attempt) }));
+}
+
+/**
+ * How many of the outbox rows `ids` are delivered — by this process or by any running
+ * instance, whose mail job may have taken a row first: while another process holds one
+ * (its lease runs), wait for it, at most `waitMs`.
+ */
+export async function deliveredOf(database: Database, ids: readonly number[], waitMs: number): Promise<number> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const rows = await database.db.selectFrom('mail_outbox').select(['status', 'lease_until']).where('id', 'in', [...ids]).execute();
+    const now = formatDatetime(new Date());
+    const held = rows.some((r) => r.status !== 'delivered' && r.status !== 'failed' && r.lease_until !== null && r.lease_until >= now);
+    if (!held || Date.now() >= deadline) return rows.filter((r) => r.status === 'delivered').length;
+    await delay(200);
+  }
 }
