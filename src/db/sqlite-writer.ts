@@ -14,7 +14,6 @@ import {
   CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler,
 } from 'kysely';
 import { driverPath } from './better-sqlite3.ts';
-import type { InlineRead } from './sqlite-inline-read.ts';
 
 /**
  * Every statement the writer runs, as it is sent (`{ id, sql }`) and as its result
@@ -119,21 +118,10 @@ class WriterDriver implements Driver {
   private readonly turns = new Turns();
   private release: (() => void) | null = null;
   private readonly connection: DatabaseConnection;
-  /** Whether the writer holds the write lock in a transaction that has only read so far (sqlite-inline-read.ts). */
-  private unwritten = false;
 
-  constructor(private readonly thread: WriterThread, inlineRead: InlineRead) {
+  constructor(private readonly thread: WriterThread) {
     this.connection = {
-      executeQuery: <R>(q: CompiledQuery) => {
-        if (this.unwritten) {
-          const rows = inlineRead(q.sql, q.parameters);
-          if (rows) return Promise.resolve({ rows: rows as R[] });
-        }
-        const opens = LOCKING_BEGIN.test(q.sql);
-        this.unwritten = false;
-        const result = thread.run(q.sql, q.parameters) as Promise<QueryResult<R>>;
-        return opens ? result.then((r) => { this.unwritten = true; return r; }) : result;
-      },
+      executeQuery: <R>(q: CompiledQuery) => thread.run(q.sql, q.parameters) as Promise<QueryResult<R>>,
       streamQuery: () => { throw new Error('the writer connection does not stream'); },
     };
   }
@@ -158,9 +146,6 @@ class WriterDriver implements Driver {
   destroy(): Promise<void> { return this.thread.close(); }
 }
 
-/** A transaction that holds the write lock from its start (a deferred BEGIN does not). */
-const LOCKING_BEGIN = /^\s*begin\s+(immediate|exclusive)\b/i;
-
 export interface WriterEvents {
   /** Runs on this thread as each statement's result arrives. */
   afterEach(): void;
@@ -172,12 +157,12 @@ export interface WriterEvents {
  * A Kysely dialect whose one connection is the writer thread on `file`, and the thread's
  * close: Kysely closes its driver only if it ever used it, and the thread is there from the start.
  */
-export function writerDialect(file: string, on: WriterEvents, inlineRead: InlineRead): { dialect: Dialect; readonly close: () => Promise<void> } {
+export function writerDialect(file: string, on: WriterEvents): { dialect: Dialect; readonly close: () => Promise<void> } {
   const thread = new WriterThread(file, on);
   return {
     dialect: {
       createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new WriterDriver(thread, inlineRead),
+      createDriver: () => new WriterDriver(thread),
       createIntrospector: (db) => new SqliteIntrospector(db),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },

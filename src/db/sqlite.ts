@@ -8,7 +8,6 @@ import type { PoolStats } from '../metrics.ts';
 import { Lru } from '../model/lru.ts';
 import { measuredDialect } from './measured-driver.ts';
 import { sqliteEventTriggers, sqliteInsertEvents } from './sqlite-events.ts';
-import { inlineReads } from './sqlite-inline-read.ts';
 import { writerDialect } from './sqlite-writer.ts';
 
 const pathOf = (keys: readonly string[]) => `$${keys.map((k) => `."${k}"`).join('')}`;
@@ -122,12 +121,12 @@ class ReadSnapshot {
   }
 
   /** Makes sure the turn's snapshot is open (the next read runs in it). */
-  readonly enter = (): void => {
+  enter(): void {
     if (this.open) return;
     this.begin.run();
     this.open = true;
     setImmediate(this.end);
-  };
+  }
 }
 
 /**
@@ -146,8 +145,7 @@ export function openSqlite(file: string): SqliteConnections {
   const snapshot = new ReadSnapshot(reader);
   const prepareRead = preparing(reader);
   // The reader closes with the writer.
-  const writer = writerDialect(file, { afterEach: snapshot.end, beforeClose: () => { snapshot.end(); reader.close(); } },
-    inlineReads(prepareRead, snapshot.enter));
+  const writer = writerDialect(file, { afterEach: snapshot.end, beforeClose: () => { snapshot.end(); reader.close(); } });
   const measured = measuredDialect(writer.dialect, 'sqlite', 1);
   const version = reader.prepare('PRAGMA data_version').pluck();
   // A compiled statement keeps its prepared one while it lives (no look-up by its text on every read).
