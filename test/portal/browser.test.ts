@@ -86,7 +86,7 @@ describe('the portal in a browser', { skip: missing }, () => {
       const login = await page.goto(url('/login'));
       assert.equal(login?.status(), 200);
       assert.deepEqual((await new AxeBuilder({ page }).withTags(WCAG).analyze()).violations.map((v) => v.id), [], 'the sign-in page');
-      if (width === 1280 && process.env.SCREENSHOTS === '1') await page.screenshot({ path: join(SHOTS, 'login.png') });
+      if (process.env.SCREENSHOTS === '1') await page.screenshot({ path: join(SHOTS, width === 1280 ? 'login.png' : 'login-narrow.png') });
       await signInByKeyboard(page);
       for (const [path, title, shot] of PAGES()) {
         const res = await page.goto(url(path));
@@ -143,7 +143,7 @@ describe('the portal in a browser', { skip: missing }, () => {
   }
 
   it('the guide\'s screenshots are in docs/screenshots/ (npm run screenshots makes them)', () => {
-    for (const name of ['login', 'dashboard', 'assets', 'asset', 'messages', 'dashboard-narrow']) {
+    for (const name of ['login', 'login-narrow', 'dashboard', 'dashboard-narrow', 'assets', 'asset', 'asset-narrow', 'messages']) {
       assert.ok(existsSync(join(SHOTS, `${name}.png`)), `docs/screenshots/${name}.png`);
     }
   });
