@@ -1,7 +1,7 @@
 // The user's messages, newest first, and marking one read: the API's messages
 // endpoint, which already limits a session to its own messages and read state.
 import type { FastifyInstance } from 'fastify';
-import { ask } from '../engine.ts';
+import { ask, mayAsk } from '../engine.ts';
 import { render } from '../render.ts';
 import { signedIn } from '../visit.ts';
 import { field, type PageDeps, wholeNumber } from './deps.ts';
@@ -32,7 +32,7 @@ export function messagesPage(app: FastifyInstance, { engine }: PageDeps): void {
     });
     const pages = pagination?.total_pages ?? 0;
     return render(reply, req.visit, 'messages', 'Messages', 'messages', {
-      total: pagination?.total_records ?? 0,
+      total: pagination?.total_records ?? 0, mayMark: mayAsk(engine, who, 'POST', 'messages'),
       messages: response.map((m) => ({ id: m.id, text: m.messagetext, read: Number(m.message_read) === 1, from: senderOf(m),
         date: m.date_range_start ?? m.modified.slice(0, 10) })),
       pager: { page, pages, prev: page > 1 ? `/messages?page=${page - 1}` : null, next: page < pages ? `/messages?page=${page + 1}` : null },
