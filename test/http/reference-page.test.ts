@@ -3,21 +3,18 @@
 // and the page asks for nothing else — no script, style, font or image from anywhere.
 // docs/api-reference.html (npm run docs) is the page the service serves.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
+import { CHROMIUM, chromiumMissing } from '../support/chromium.ts';
 import { type Service, startService } from '../support/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** Debian's Chromium (`apt-get install chromium`); CHROMIUM names another build. */
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const VERBS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-const missing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`;
-if (missing && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but ${missing}`);
-if (missing) console.warn(`\n*** The API reference page is not rendered: ${missing} ***\n`);
+const missing = chromiumMissing('The API reference page is not rendered');
 
 interface Operation { readonly id: string; readonly verb: string; readonly path: string; readonly summary: string }
 

@@ -6,43 +6,27 @@
 // no changing form, another company's asset a missing one, a form without its token refused
 // with nothing changed, and each company's name and colour on its own subdomain.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { addUser, setPassword } from '../../src/admin/accounts.ts';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { setCompany } from '../../src/admin/company.ts';
-import type { Database } from '../../src/db/database.ts';
-import type { Level } from '../../src/model/types.ts';
 import { addDays, addMonths, formatDate } from '../../src/model/dates.ts';
 import type { LoggedIn } from '../support/api.ts';
 import type { TestCert } from '../support/certs.ts';
 import type { TestClient } from '../support/client.ts';
 import { buildCertificate, buildCompany, prepareServe, startServe, withStore } from '../support/factories.ts';
+import { CHROMIUM, chromiumMissing } from '../support/chromium.ts';
 import { DB_KINDS } from '../support/harness.ts';
 import { createStage, freePort, type Server, type Stage } from '../support/stage.ts';
+import { person, type Person, portalPages, WAIT_MS } from '../support/portal-browser.ts';
 import { sessionHeader } from '../support/workflows.ts';
 import { create, one } from '../http/resources-support.ts';
 
-/** Debian's Chromium (`apt-get install chromium`); CHROMIUM names another build. */
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const missing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`;
-if (missing && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but ${missing}`);
-if (missing) console.warn(`\n*** The portal's flows are not tried in a browser: ${missing} ***\n`);
+const missing = chromiumMissing('The portal\'s flows are not tried in a browser');
 
-/** The longest any one wait (a navigation, an element, a download) may take. */
-const WAIT_MS = 20_000;
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'), Buffer.from(Array.from({ length: 256 }, (_, i) => i))]);
 const BRANDS = { a: { name: 'Alpha Instruments', primary: '#0a5c36', rgb: 'rgb(10, 92, 54)' },
   b: { name: 'Beta Works', primary: '#7a1f5c', rgb: 'rgb(122, 31, 92)' } } as const;
-
-interface Person { readonly id: number; readonly username: string; password: string }
-
-async function person(database: Database, companyId: number, username: string, level: Level = 'user'): Promise<Person> {
-  const id = await addUser(database, { companyId, username, email: `${username}@example.com`, level, firstName: 'Pat', lastName: 'Lee' });
-  const password = `correct horse ${username}`;
-  await setPassword(database, id, password);
-  return { id, username, password };
-}
 
 for (const kind of DB_KINDS) {
   describe(`the portal's flows in a browser against serve (${kind})`, { skip: missing }, () => {
@@ -107,43 +91,7 @@ for (const kind of DB_KINDS) {
 
     const url = (path: string, host = 'localhost') => `https://${host}:${portal}${path}`;
 
-    async function newPage(): Promise<Page> {
-      const context = await browser.newContext({ ignoreHTTPSErrors: true, serviceWorkers: 'block' });
-      context.setDefaultTimeout(WAIT_MS);
-      context.setDefaultNavigationTimeout(WAIT_MS);
-      return context.newPage();
-    }
-
-    /** Presses a form's button and waits until the page it leads to (after any redirect) has loaded. */
-    async function submit(page: Page, button: Locator): Promise<void> {
-      const loaded = page.waitForEvent('load');
-      await button.click();
-      await loaded;
-    }
-
-    async function signIn(page: Page, who: { username: string; password: string }, host = 'localhost'): Promise<void> {
-      await page.goto(url('/login', host));
-      await page.getByLabel('Username').fill(who.username);
-      await page.getByLabel('Password').fill(who.password);
-      await submit(page, page.getByRole('button', { name: 'Sign in' }));
-    }
-
-    /**
-     * Signs in, waiting out the pause the login throttle imposes on a username after a failed
-     * attempt (its refusal the only answer retried, for at most WAIT_MS).
-     */
-    async function signInAgain(page: Page, who: { username: string; password: string }): Promise<void> {
-      const deadline = Date.now() + WAIT_MS;
-      await signIn(page, who);
-      while (page.url() === url('/login') && /^Can't retry login this soon/.test(await alertOf(page)) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 250));
-        await signIn(page, who);
-      }
-    }
-
-    const alertOf = (page: Page) => page.getByRole('alert').innerText();
-    const fieldOf = (page: Page, label: string) => page.locator(`xpath=//dl[@class="fields"]/dt[.="${label}"]/following-sibling::dd[1]`).innerText();
-    const listed = async (page: Page) => (await page.locator('table tbody tr td:first-child a').allInnerTexts()).sort();
+    const { newPage, submit, signIn, signInAgain, alertOf, fieldOf, listed } = portalPages(() => browser, url, WAIT_MS);
 
     /** How many records of an API list (over mTLS, as company A's certificate) the path's filters match. */
     async function total(path: string): Promise<number> {

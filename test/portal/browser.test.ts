@@ -14,15 +14,12 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { labelSecret, statusToken } from '../../src/admin/labels.ts';
 import { DEMO_USER, seedDemo } from '../../src/cli/demo-data.ts';
 import { BlobStore } from '../../src/storage/blobs.ts';
+import { CHROMIUM, chromiumMissing } from '../support/chromium.ts';
 import { type PortalService, startPortal } from '../support/portal.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(ROOT, 'docs/screenshots');
-/** Debian's Chromium (`apt-get install chromium`); CHROMIUM names another build. */
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const missing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`;
-if (missing && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but ${missing}`);
-if (missing) console.warn(`\n*** The portal is not tried in a browser: ${missing} ***\n`);
+const missing = chromiumMissing('The portal is not tried in a browser');
 
 const WIDTHS = [1280, 375] as const;
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
