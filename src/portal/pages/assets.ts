@@ -2,11 +2,11 @@
 // sorted through the engine's own filters, and the same selection as CSV.
 import type { FastifyInstance } from 'fastify';
 import { allows } from '../../auth/access.ts';
-import { ask } from '../engine.ts';
+import { ask, type Asker, type EngineDeps } from '../engine.ts';
 import { DUE_TEXT, dueState } from '../due.ts';
 import { render } from '../render.ts';
 import { signedIn } from '../visit.ts';
-import { assetFilters, assetLink, assetOrder, assetSearch, readAssetQuery, RESULTS, SORTS } from './asset-query.ts';
+import { assetFilters, assetLink, assetOrder, type AssetQuery, assetSearch, readAssetQuery, RESULTS, SORTS } from './asset-query.ts';
 import { homeCompany } from './common.ts';
 import type { PageDeps } from './deps.ts';
 
@@ -25,15 +25,21 @@ export interface AssetRecord {
   readonly [key: string]: unknown;
 }
 
+/** The page of assets that the list's selection `q` (search, filters, order, page) asks for, and the window it was judged by. */
+export async function selectedAssets(engine: EngineDeps, who: Asker, q: AssetQuery) {
+  const { window: w } = await homeCompany(engine, who);
+  const answer = await ask<AssetRecord[]>(engine, who, {
+    verb: 'GET', endpoint: 'assets', filters: [...assetFilters(q, w), ['page=', String(q.page)]], anyOf: assetSearch(q), order: assetOrder(q),
+  });
+  return { ...answer, window: w };
+}
+
 export function assetsPage(app: FastifyInstance, { engine }: PageDeps): void {
   app.get('/assets', async (req, reply) => {
     const who = signedIn(req.visit, reply);
     if (!who) return reply;
     const q = readAssetQuery(req.query);
-    const { window: w } = await homeCompany(engine, who);
-    const { response, pagination } = await ask<AssetRecord[]>(engine, who, {
-      verb: 'GET', endpoint: 'assets', filters: [...assetFilters(q, w), ['page=', String(q.page)]], anyOf: assetSearch(q), order: assetOrder(q),
-    });
+    const { response, pagination, window: w } = await selectedAssets(engine, who, q);
     const pages = pagination?.total_pages ?? 0;
     const sortLinks = SORTS.map(([key, label]) => {
       const active = q.sort === key;

@@ -7,13 +7,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { labelSecret, statusToken } from '../../admin/labels.ts';
 import { allows } from '../../auth/access.ts';
 import { accessDenied, ApiError, notFound } from '../../errors.ts';
-import { ask, askEach, type Asker } from '../engine.ts';
+import { askEach, type Asker } from '../engine.ts';
 import { type Label, labelSheets } from '../label-sheet.ts';
 import { render } from '../render.ts';
 import { signedIn, type Visit } from '../visit.ts';
-import { assetFilters, assetLink, assetOrder, assetSearch, readAssetQuery } from './asset-query.ts';
-import type { AssetRecord } from './assets.ts';
-import { homeCompany } from './common.ts';
+import { assetLink, readAssetQuery } from './asset-query.ts';
+import { type AssetRecord, selectedAssets } from './assets.ts';
 import { type PageDeps, wholeNumber } from './deps.ts';
 import type { FastifyReply } from 'fastify';
 
@@ -46,10 +45,7 @@ export function labelPages(app: FastifyInstance, { engine }: PageDeps): void {
     const who = labeller(req.visit, reply);
     if (!who) return reply;
     const q = readAssetQuery(req.query);
-    const { window: w } = await homeCompany(engine, who);
-    const { response, pagination } = await ask<AssetRecord[]>(engine, who, {
-      verb: 'GET', endpoint: 'assets', filters: [...assetFilters(q, w), ['page=', String(q.page)]], anyOf: assetSearch(q), order: assetOrder(q),
-    });
+    const { response, pagination } = await selectedAssets(engine, who, q);
     const pages = pagination?.total_pages ?? 0;
     return render(reply, req.visit, 'assets', 'Labels', 'labels', {
       assets: response, total: pagination?.total_records ?? 0, back: assetLink('/assets', q),
