@@ -4,7 +4,7 @@
 // prints `MEASURING` just before the request and `RESULT <json>` at the end.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import { announceMeasuring, printResult } from './result.ts';
+import { announceMeasuring, oneRequestResult, printResult } from './result.ts';
 
 export interface ExportJob {
   readonly origin: string;
@@ -128,18 +128,7 @@ async function main(job: ExportJob): Promise<void> {
   const used = process.cpuUsage(cpu);
   const rows = Math.max(0, csv.records - 1);
   const problem = a.status === 200 ? problemOf(job, a, csv, rows) : null;
-  printResult({
-    reqPerSec: 1000 / ms,
-    ok: a.status === 200 ? 1 : 0,
-    seconds: ms / 1000,
-    bytesPerResponse: a.bytes,
-    latencyMs: { p50: ms, p90: ms, p99: null, max: ms },
-    problems: { non2xx: a.status !== 0 && a.status !== 200 ? 1 : 0, errors: a.status === 0 ? 1 : 0, timeouts: 0, mismatches: problem === null ? 0 : 1 },
-    statusCodes: a.status === 0 ? {} : { [a.status]: 1 },
-    clientCpuPercent: (100 * (used.user + used.system)) / (ms * 1000),
-    firstMismatch: problem ?? a.error,
-    records: rows,
-  });
+  printResult(oneRequestResult({ ms, used, status: a.status, bytes: a.bytes, problem, error: a.error, records: rows }));
 }
 
 await main(JSON.parse(process.argv[2]!) as ExportJob);

@@ -31,3 +31,29 @@ export function percentile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
+
+/** What one timed request (a whole export or printed list) gave, as a LoadResult. */
+export interface OneRequest {
+  readonly ms: number;
+  /** The client's CPU during it (process.cpuUsage's difference). */
+  readonly used: NodeJS.CpuUsage;
+  /** 0 when the request failed before an answer. */
+  readonly status: number;
+  readonly bytes: number;
+  readonly problem: string | null;
+  readonly error: string | null;
+  readonly records: number;
+}
+
+export const oneRequestResult = (r: OneRequest): LoadResult => ({
+  reqPerSec: 1000 / r.ms,
+  ok: r.status === 200 ? 1 : 0,
+  seconds: r.ms / 1000,
+  bytesPerResponse: r.bytes,
+  latencyMs: { p50: r.ms, p90: r.ms, p99: null, max: r.ms },
+  problems: { non2xx: r.status !== 0 && r.status !== 200 ? 1 : 0, errors: r.status === 0 ? 1 : 0, timeouts: 0, mismatches: r.problem === null ? 0 : 1 },
+  statusCodes: r.status === 0 ? {} : { [r.status]: 1 },
+  clientCpuPercent: (100 * (r.used.user + r.used.system)) / (r.ms * 1000),
+  firstMismatch: r.problem ?? r.error,
+  records: r.records,
+});

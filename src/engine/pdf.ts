@@ -5,8 +5,9 @@
 // so a failure there is still an error envelope.
 import { PassThrough, type Readable } from 'node:stream';
 import { sql } from 'kysely';
-import { todayIn, validZone } from '../model/dates.ts';
-import { JsonObject, parseJson } from '../model/json.ts';
+import { todayIn } from '../model/dates.ts';
+import { type JsonObject, parseJson } from '../model/json.ts';
+import { settingsOf } from '../model/reminder-window.ts';
 import { logoOf } from '../model/logo.ts';
 import type { ResourceDef } from '../model/types.ts';
 import { decodeQueryValue } from '../filter/parse.ts';
@@ -22,19 +23,12 @@ export function filterText(f: Filters): string {
   return [...f.segments, ...f.query.filter((q) => !q.startsWith('page=')).map(decodeQueryValue)].join('/');
 }
 
-/** A company's time zone as its `data.timezone` names it (UTC when it names none this runtime knows). */
-function zoneOf(data: string | null): string {
-  const parsed = data ? parseJson(data) : null;
-  const zone = parsed instanceof JsonObject ? parsed.entries.get('timezone') : undefined;
-  return typeof zone === 'string' && validZone(zone) ? zone : 'UTC';
-}
-
 /** The heading of a list printed for the caller: their company's name, logo and today. */
 export async function listHeading(ctx: Ctx, title: string, filter: string): Promise<ListHeading> {
   const [company] = await readRows<CompanyRow>(ctx, 'print-company', () => sql`SELECT name, logo, data FROM companies WHERE id = ${PARAMS.root}`);
   return {
     title, filter, companyName: company?.name ?? '', logo: logoOf(company?.logo ?? null)?.bytes ?? null,
-    today: todayIn(zoneOf(company?.data ?? null), ctx.clock.now()),
+    today: todayIn(settingsOf(0, company?.data ?? null).timeZone, ctx.clock.now()),
   };
 }
 
